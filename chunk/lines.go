@@ -1,0 +1,122 @@
+package chunk
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// Line is one line of a text as the library numbers them (SPEC §4). Offsets
+// are bytes: text[Start:End] is the content without terminator and
+// text[End:TermEnd] is the terminator ("\n", "\r\n" or empty for a last line
+// without one).
+type Line struct {
+	// Number is the 1-based line number.
+	Number int
+	// Start and End delimit the line content.
+	Start, End int
+	// TermEnd is the end of the line including its terminator.
+	TermEnd int
+}
+
+// SplitLines splits text into lines the way cat -n, git and editors count
+// them: lines end at "\n" only; a "\r" right before the "\n" belongs to the
+// terminator (so CRLF files number like LF files) while a lone "\r" is
+// content; a final "\n" does not start an extra empty line; empty text has no
+// lines. Concatenating text[l.Start:l.TermEnd] over all lines gives text back,
+// byte for byte, whatever the bytes are.
+func SplitLines(text string) []Line {
+	if text == "" {
+		return nil
+	}
+	lines := make([]Line, 0, strings.Count(text, "\n")+1)
+	for start := 0; start < len(text); {
+		nl := strings.IndexByte(text[start:], '\n')
+		if nl < 0 {
+			lines = append(lines, Line{Number: len(lines) + 1, Start: start, End: len(text), TermEnd: len(text)})
+			break
+		}
+		end := start + nl
+		termEnd := end + 1
+		if end > start && text[end-1] == '\r' {
+			end--
+		}
+		lines = append(lines, Line{Number: len(lines) + 1, Start: start, End: end, TermEnd: termEnd})
+		start = termEnd
+	}
+	return lines
+}
+
+// LineScores computes the library's line scores of text from token scores
+// given as byte spans of text (see SpansToBytes), for lines of the same text
+// (from SplitLines).
+//
+// The rule: a character is a code point of a line's content (the terminator
+// is not part of the line; an invalid UTF-8 byte is one character). A span
+// covers every character it overlaps by at least one byte, so a token
+// holding part of a multi-byte character covers the whole character. Spans
+// are applied in order and a later span overwrites an earlier one (as the
+// reference does); scores are clamped to [0, 1] and NaN scores are skipped.
+// A line's score is the mean over its covered characters, so every character
+// weighs the same. covered[i] reports whether any character of lines[i] is
+// covered; scores[i] is 0 when it is not.
+func LineScores(text string, lines []Line, spans []ScoredSpan) (scores []float64, covered []bool) {
+	scores = make([]float64, len(lines))
+	covered = make([]bool, len(lines))
+	if len(lines) == 0 {
+		return scores, covered
+	}
+	// paint[b] is the score of the character starting at byte b (NaN when
+	// uncovered); only character-start bytes are read.
+	paint := make([]float64, len(text))
+	for i := range paint {
+		paint[i] = math.NaN()
+	}
+	for _, s := range spans {
+		if math.IsNaN(s.Score) {
+			continue
+		}
+		start, end := max(s.Start, 0), min(s.End, len(text))
+		if start >= end {
+			continue
+		}
+		score := min(max(s.Score, 0), 1)
+		for b := charStart(text, start); b < end; b++ {
+			paint[b] = score
+		}
+	}
+	for i, l := range lines {
+		sum, n := 0.0, 0
+		lo, hi := max(l.Start, 0), min(l.End, len(text))
+		for b := lo; b < hi; {
+			if v := paint[b]; !math.IsNaN(v) {
+				sum += v
+				n++
+			}
+			_, w := utf8.DecodeRuneInString(text[b:hi])
+			b += w
+		}
+		if n > 0 {
+			scores[i] = sum / float64(n)
+			covered[i] = true
+		}
+	}
+	return scores, covered
+}
+
+// charStart returns the byte offset of the character (decoding unit) that
+// contains byte b of text.
+func charStart(text string, b int) int {
+	for p := b; p >= 0 && p > b-utf8.UTFMax; p-- {
+		if !utf8.RuneStart(text[p]) {
+			continue
+		}
+		// A rune-start byte is always a decoding boundary: continuation
+		// bytes of a valid sequence are never rune-start bytes.
+		if _, w := utf8.DecodeRuneInString(text[p:]); p+w > b {
+			return p
+		}
+		break
+	}
+	return b
+}
