@@ -1,0 +1,24 @@
+package safetensors
+
+import "errors"
+
+// Sentinel errors wrapped by every error this package returns, so that callers
+// can tell a damaged checkpoint from a checkpoint of the wrong architecture.
+var (
+	// ErrCorrupt reports a truncated file, a malformed header, or tensor
+	// byte ranges that do not fit the file.
+	ErrCorrupt = errors.New("corrupt file")
+	// ErrMissingTensor reports that a requested tensor is not in the file.
+	ErrMissingTensor = errors.New("missing tensor")
+	// ErrShapeMismatch reports a tensor whose shape (or data length) differs
+	// from the one expected.
+	ErrShapeMismatch = errors.New("shape mismatch")
+	// ErrUnsupportedDType reports a dtype this package does not know, or one
+	// that the requested conversion cannot handle.
+	ErrUnsupportedDType = errors.New("unsupported dtype")
+	// ErrInvalidTensor reports a tensor that cannot be written: an empty,
+	// duplicate, reserved or non-UTF-8 name.
+	ErrInvalidTensor = errors.New("invalid tensor")
+	// ErrClosed reports an access to tensor data after Close.
+	ErrClosed = errors.New("file closed")
+)
