@@ -22,7 +22,9 @@ func LayerNorm(ctx *context.Context, x *Node, eps float64) *Node {
 	centred := Sub(x, mean)
 	variance := ReduceAndKeep(Square(centred), ReduceMean, -1)
 	normed := Div(centred, Sqrt(AddScalar(variance, eps)))
-	return Add(Mul(normed, Weight(ctx, g, "weight", dim)), Weight(ctx, g, "bias", dim))
+	w := ExpandLeftToRank(Weight(ctx, g, "weight", dim), x.Rank())
+	b := ExpandLeftToRank(Weight(ctx, g, "bias", dim), x.Rank())
+	return Add(Mul(normed, w), b)
 }
 
 // Fusion concatenates the captured hidden states along the feature axis and
@@ -53,7 +55,7 @@ func multiHeadAttention(ctx *context.Context, x, validMask *Node, numHeads int) 
 	hd := e / numHeads
 	w := Weight(ctx, g, "in_proj_weight", 3*e, e)
 	bias := Weight(ctx, g, "in_proj_bias", 3*e)
-	qkv := Add(DotGeneral(x, []int{2}, nil, w, []int{1}, nil), bias) // [b,s,3e]
+	qkv := Add(DotGeneral(x, []int{2}, nil, w, []int{1}, nil), ExpandLeftToRank(bias, 3)) // [b,s,3e]
 	split := func(i int) *Node {
 		part := Slice(qkv, AxisRange(), AxisRange(), AxisRange(i*e, (i+1)*e))
 		return Reshape(part, b, s, numHeads, hd)

@@ -24,7 +24,7 @@ func Linear(ctx *context.Context, x *Node, in, out int, bias bool) *Node {
 	w := Weight(ctx, x.Graph(), "weight", out, in)
 	y := DotGeneral(x, []int{x.Rank() - 1}, nil, w, []int{1}, nil)
 	if bias {
-		y = Add(y, Weight(ctx, x.Graph(), "bias", out))
+		y = Add(y, ExpandLeftToRank(Weight(ctx, x.Graph(), "bias", out), y.Rank()))
 	}
 	return y
 }
@@ -35,7 +35,7 @@ func RMSNorm(ctx *context.Context, x *Node, eps float64) *Node {
 	w := Weight(ctx, x.Graph(), "weight", dim)
 	variance := ReduceAndKeep(Square(x), ReduceMean, -1)
 	normed := Mul(x, Rsqrt(AddScalar(variance, eps)))
-	return Mul(normed, w)
+	return Mul(normed, ExpandLeftToRank(w, x.Rank()))
 }
 
 // InvFreq returns HF's float32 rotary inverse frequencies, rounded twice as

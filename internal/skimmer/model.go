@@ -1,0 +1,345 @@
+// Package skimmer runs the published SWE-Pruner and LaMR checkpoints: a Qwen3
+// decoder, the multi-layer fusion block and the CRF emission heads, built as
+// GoMLX graphs over variables named after the checkpoint's tensors.
+package skimmer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/prunekit/pruner/backbone"
+	"github.com/prunekit/pruner/crf"
+	"github.com/prunekit/pruner/internal/safetensors"
+)
+
+// PadID is the id SWE-Pruner pads with (<|endoftext|>).
+const PadID = 151643
+
+// CRFWeights holds one CRF's parameters as stored in the checkpoint
+// (transitions in PyTorch layout, see package crf for the conventions).
+type CRFWeights struct {
+	Transitions []float32 // [2,2]
+	Start, End  []float32 // [2]
+}
+
+// Model is a loaded checkpoint. It is safe for concurrent use: weights are
+// loaded once and shared by every call.
+type Model struct {
+	cfg     Config
+	backend backends.Backend
+	ctx     *mlctx.Context
+
+	// FinalCRF decodes the fused emissions (LaMR final_crf, or the K=1 CRF).
+	FinalCRF CRFWeights
+	// RubricCRFs are the per-rubric CRFs (training only; may be empty).
+	RubricCRFs []CRFWeights
+
+	mu    sync.Mutex // guards lazy creation of the executables
+	exec  *mlctx.Exec
+	debug *mlctx.Exec
+}
+
+// Config returns the checkpoint's validated configuration.
+func (m *Model) Config() Config { return m.cfg }
+
+// Load reads config.json and model.safetensors from dir and places the
+// weights on backend. Every missing or mis-shaped tensor is named in the error.
+func Load(dir string, backend backends.Backend) (m *Model, err error) {
+	defer recoverErr(&err, "load checkpoint")
+	fc, err := readFileConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "model.safetensors")
+	f, err := safetensors.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	defer f.Close()
+
+	shapesByName := map[string][]int{}
+	for _, name := range f.Names() {
+		info, _ := f.Info(name)
+		shapesByName[name] = info.Shape
+	}
+	cfg, want, err := resolve(fc, shapesByName)
+	if err != nil {
+		return nil, err
+	}
+	m = &Model{cfg: cfg, backend: backend, ctx: mlctx.New()}
+	names := make([]string, 0, len(want))
+	for name := range want {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		data, err := f.Float32(name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+		}
+		if strings.Contains(name, "crf") {
+			continue // CRFs are decoded in Go, see below
+		}
+		rel := strings.TrimPrefix(name, "model.")
+		dot := strings.LastIndexByte(rel, '.')
+		scope := "/model/" + strings.ReplaceAll(rel[:dot], ".", "/")
+		t := tensors.FromFlatDataAndDimensions(data, want[name]...)
+		m.ctx.InAbsPath(scope).VariableWithValue(rel[dot+1:], t)
+	}
+	readCRF := func(prefix string) (CRFWeights, error) {
+		var w CRFWeights
+		var err error
+		if w.Transitions, err = f.Float32("model." + prefix + ".transitions"); err != nil {
+			return w, err
+		}
+		if w.Start, err = f.Float32("model." + prefix + ".start_transitions"); err != nil {
+			return w, err
+		}
+		w.End, err = f.Float32("model." + prefix + ".end_transitions")
+		return w, err
+	}
+	if cfg.NumRubrics == 1 {
+		if m.FinalCRF, err = readCRF(cfg.LegacyCRFPrefix); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+		}
+	} else {
+		if cfg.HasFinalCRF {
+			if m.FinalCRF, err = readCRF("final_crf"); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+			}
+		}
+		for k := 0; k < cfg.NumRubrics; k++ {
+			prefix := fmt.Sprintf("compression_head.crf_layers.%d", k)
+			if _, ok := want["model."+prefix+".transitions"]; !ok {
+				break
+			}
+			w, err := readCRF(prefix)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+			}
+			m.RubricCRFs = append(m.RubricCRFs, w)
+		}
+	}
+	m.ctx = m.ctx.Reuse()
+	return m, nil
+}
+
+// resolve validates the config against the tensor shapes and returns the
+// resolved Config plus every tensor to load with its expected shape.
+func resolve(fc fileConfig, all map[string][]int) (Config, map[string][]int, error) {
+	var cfg Config
+	bbShapes := backbone.TensorShapes{}
+	for name, s := range all {
+		if rel, ok := strings.CutPrefix(name, "model.backbone."); ok {
+			bbShapes[rel] = s
+		}
+	}
+	bb, err := backbone.InferConfig(bbShapes, fc.BackboneConfig)
+	if err != nil {
+		return cfg, nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	cfg.Backbone = bb
+	cfg.LayerIndices = bb.LayerIndices(orDefault(fc.EarlyLayerRatio, 0.25), orDefault(fc.MiddleLayerRatio, 0.5))
+	cfg.FusionHeads = fc.NumHeads
+	if cfg.FusionHeads == 0 {
+		cfg.FusionHeads = 8
+	}
+	cfg.FusionLayers = orDefault(fc.NumFusionLayers, 1)
+	e := cfg.FusedDim()
+	if e%cfg.FusionHeads != 0 {
+		return cfg, nil, fmt.Errorf("%w: fused dim %d is not divisible by num_heads %d", ErrCheckpoint, e, cfg.FusionHeads)
+	}
+	if s, ok := all["model.compression_head.feature_extractor.1.weight"]; ok && len(s) == 2 {
+		cfg.Bottleneck = s[0]
+	} else {
+		return cfg, nil, fmt.Errorf("%w: tensor %q missing or not 2-D", ErrCheckpoint, "model.compression_head.feature_extractor.1.weight")
+	}
+	if fc.Bottleneck != 0 && fc.Bottleneck != cfg.Bottleneck {
+		return cfg, nil, fmt.Errorf("%w: config bottleneck %d contradicts tensor shapes (%d)", ErrCheckpoint, fc.Bottleneck, cfg.Bottleneck)
+	}
+	cfg.NumRubrics = max(fc.NumObjectives, 1)
+	k, b := cfg.NumRubrics, cfg.Bottleneck
+	cfg.RubricNames = fc.ObjectiveNames
+	if len(cfg.RubricNames) != k {
+		cfg.RubricNames = nil
+		for i := 0; i < k; i++ {
+			cfg.RubricNames = append(cfg.RubricNames, fmt.Sprintf("objective_%d", i))
+		}
+	}
+
+	want := map[string][]int{}
+	for name, s := range bb.ExpectedShapes() {
+		want["model.backbone."+name] = s
+	}
+	for i := 0; i < cfg.FusionLayers; i++ {
+		p := fmt.Sprintf("model.fusion_layers.%d.", i)
+		want[p+"in_proj_weight"] = []int{3 * e, e}
+		want[p+"in_proj_bias"] = []int{3 * e}
+		want[p+"out_proj.weight"] = []int{e, e}
+		want[p+"out_proj.bias"] = []int{e}
+		n := fmt.Sprintf("model.fusion_norms.%d.", i)
+		want[n+"weight"] = []int{e}
+		want[n+"bias"] = []int{e}
+	}
+	mlp := func(p string, out int) {
+		want[p+"0.weight"] = []int{e}
+		want[p+"0.bias"] = []int{e}
+		want[p+"1.weight"] = []int{b, e}
+		want[p+"1.bias"] = []int{b}
+		want[p+"4.weight"] = []int{out, b}
+		want[p+"4.bias"] = []int{out}
+	}
+	mlp("model.compression_head.feature_extractor.", 2*k)
+	crfTensors := func(p string) {
+		want[p+".transitions"] = []int{2, 2}
+		want[p+".start_transitions"] = []int{2}
+		want[p+".end_transitions"] = []int{2}
+	}
+	if k == 1 {
+		cfg.LegacyCRFPrefix = "compression_head.crf"
+		if _, ok := all["model.compression_head.crf.transitions"]; !ok {
+			if _, ok := all["model.compression_head.crf_layers.0.transitions"]; ok {
+				cfg.LegacyCRFPrefix = "compression_head.crf_layers.0"
+			}
+		}
+		crfTensors("model." + cfg.LegacyCRFPrefix)
+	} else {
+		cfg.Gating = crf.GatingType(fc.GatingType)
+		if cfg.Gating == "" {
+			cfg.Gating = crf.GatingSoftmax
+		}
+		if cfg.Gating != crf.GatingSoftmax && cfg.Gating != crf.GatingSigmoid {
+			return cfg, nil, fmt.Errorf("%w: gating_type %q is not supported", ErrCheckpoint, fc.GatingType)
+		}
+		mlp("model.gating_network.", k)
+		cfg.HasFinalCRF = orDefault(fc.UseFinalCRF, true)
+		if cfg.HasFinalCRF {
+			crfTensors("model.final_crf")
+		}
+		for i := 0; i < k; i++ {
+			p := fmt.Sprintf("model.compression_head.crf_layers.%d", i)
+			if _, ok := all[p+".transitions"]; ok {
+				crfTensors(p)
+			}
+		}
+	}
+	var errs []error
+	names := make([]string, 0, len(want))
+	for name := range want {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		got, ok := all[name]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("tensor %q missing", name))
+		case !equal(got, want[name]):
+			errs = append(errs, fmt.Errorf("tensor %q has shape %v, want %v", name, got, want[name]))
+		}
+	}
+	if len(errs) > 0 {
+		return cfg, nil, fmt.Errorf("%w: %w", ErrCheckpoint, errors.Join(errs...))
+	}
+	return cfg, want, nil
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// recoverErr turns a panic raised while building or running a GoMLX graph
+// into an error, so no panic escapes the library.
+func recoverErr(err *error, what string) {
+	if r := recover(); r != nil {
+		if e, ok := r.(error); ok {
+			*err = fmt.Errorf("%s: %w", what, e)
+		} else {
+			*err = fmt.Errorf("%s: %v", what, r)
+		}
+	}
+}
+
+// Outputs of one forward pass over a padded batch, kept on the host as flat
+// float32 slices.
+type batchOutputs struct {
+	emissions []float32 // [B,S,K,2]
+	gates     []float32 // [B,S,K] (nil when K = 1)
+	doc       []float32 // [B,2] = l_yes, l_no
+	hidden    [][]float32
+	fused     []float32
+}
+
+// graphFn builds the whole scorer for one (batch, seq) bucket.
+func (m *Model) graphFn(internals bool) func(ctx *mlctx.Context, ids, lengths *Node) []*Node {
+	return func(ctx *mlctx.Context, ids, lengths *Node) []*Node {
+		cfg := m.cfg
+		g := ids.Graph()
+		b, s := ids.Shape().Dimensions[0], ids.Shape().Dimensions[1]
+		model := ctx.In("model")
+		hidden := backbone.Forward(model.In("backbone"), cfg.Backbone, ids, cfg.LayerIndices[:]...)
+		pos := Iota(g, shapes.Make(dtypes.Int32, b, s), 1)
+		valid := LessThan(pos, Reshape(lengths, b, 1))
+		fused := backbone.Fusion(model, hidden, valid, cfg.FusionHeads, cfg.FusionLayers)
+		em := crf.EmissionHead(model.In("compression_head"), fused, cfg.Bottleneck, cfg.NumRubrics)
+		doc := backbone.DocLogits(model.In("backbone"), cfg.Backbone, hidden[2], AddScalar(lengths, -1))
+		out := []*Node{em, doc}
+		if cfg.NumRubrics > 1 {
+			out = append(out, crf.Gates(model.In("gating_network"), fused, cfg.Bottleneck, cfg.NumRubrics, cfg.Gating))
+		}
+		if internals {
+			out = append(out, fused)
+			out = append(out, hidden...)
+		}
+		return out
+	}
+}
+
+func (m *Model) executable(internals bool) (*mlctx.Exec, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p := &m.exec
+	if internals {
+		p = &m.debug
+	}
+	if *p == nil {
+		e, err := mlctx.NewExec(m.backend, m.ctx, m.graphFn(internals))
+		if err != nil {
+			return nil, fmt.Errorf("skimmer: create executable: %w", err)
+		}
+		// Shapes are bucketed (see Buckets), so the cache stays small; the
+		// default limit of 32 would still be reachable by a long-running
+		// process that sees every bucket.
+		e.SetMaxCache(-1)
+		*p = e
+	}
+	return *p, nil
+}
+
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	ex := math.Exp(x)
+	return ex / (1 + ex)
+}
