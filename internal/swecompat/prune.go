@@ -1,0 +1,178 @@
+package swecompat
+
+import (
+	"strconv"
+	"strings"
+)
+
+// placeholderBaseLen is len("(filtered 0 lines)"): a filtered run with at
+// most this many characters in its non-blank lines is cheaper to show than
+// to replace.
+const placeholderBaseLen = 18
+
+func placeholder(n int) string {
+	return "(filtered " + strconv.Itoa(n) + " lines)"
+}
+
+// keptSet marks 1-based line numbers of a text with lineCount lines;
+// numbers outside [1, lineCount] are ignored.
+func keptSet(kept []int, lineCount int) []bool {
+	set := make([]bool, lineCount+1)
+	for _, k := range kept {
+		if k >= 1 && k <= lineCount {
+			set[k] = true
+		}
+	}
+	return set
+}
+
+// selectLines returns the 1-based lines kept by score: line n is kept when
+// n <= first, n >= lastFrom, or its score is present and >= threshold.
+func selectLines(lineCount int, lineScores map[int]float64, threshold float64, first, lastFrom int) []int {
+	kept := make([]int, 0, lineCount)
+	for n := 1; n <= lineCount; n++ {
+		s, ok := lineScores[n]
+		if n <= first || n >= lastFrom || ok && s >= threshold {
+			kept = append(kept, n)
+		}
+	}
+	return kept
+}
+
+// PruneLines is SWE-Pruner's prune_code_lines. It keeps the lines (Python
+// splitlines() numbering, 1-based) whose score is at least threshold, and
+// line 1 when alwaysKeepFirst; then, in one pass over the kept lines, it adds
+// the line between every two kept lines that are two apart. keptLines (the
+// reference's kept_frags) includes those added lines, sorted; pruned is
+// RenderLines of them.
+func PruneLines(text string, lineScores map[int]float64, threshold float64, alwaysKeepFirst bool) (keptLines []int, pruned string) {
+	lineCount := len(splitPy(text))
+	first := 0
+	if alwaysKeepFirst {
+		first = 1
+	}
+	kept := selectLines(lineCount, lineScores, threshold, first, lineCount+1)
+	// Selected lines are ascending, so each gap line lands in order.
+	filled := make([]int, 0, len(kept)*2)
+	for i, k := range kept {
+		if i > 0 && k-kept[i-1] == 2 {
+			filled = append(filled, k-1)
+		}
+		filled = append(filled, k)
+	}
+	return filled, RenderLines(text, filled)
+}
+
+// RenderLines is the rendering half of SWE-Pruner's prune_code_lines for the
+// given kept lines (1-based). Blank lines (Python strip() == "") count as
+// filtered even when kept. A run of filtered lines before a kept line is
+// re-emitted verbatim when its non-blank lines hold at most 18 characters in
+// total, else replaced by "(filtered N lines)" (N counts the blank lines
+// too); a trailing run always becomes a placeholder. Lines are joined with
+// "\n", whatever their original terminators.
+func RenderLines(text string, keptLines []int) string {
+	lines := splitPy(text)
+	kept := keptSet(keptLines, len(lines))
+	var out []string
+	filtered, chars := 0, 0
+	for i, l := range lines {
+		line := text[l.start:l.end]
+		if isBlank(line) {
+			filtered++
+			continue
+		}
+		if !kept[i+1] {
+			filtered++
+			chars += l.cps
+			continue
+		}
+		if filtered > 0 {
+			if chars > placeholderBaseLen {
+				out = append(out, placeholder(filtered))
+			} else {
+				for _, f := range lines[i-filtered : i] {
+					out = append(out, text[f.start:f.end])
+				}
+			}
+			filtered, chars = 0, 0
+		}
+		out = append(out, line)
+	}
+	if filtered > 0 {
+		out = append(out, placeholder(filtered))
+	}
+	return strings.Join(out, "\n")
+}
+
+// PruneLinesFork is the LaMR fork's prune_code_lines without AST repair
+// (ast_graph=None): it keeps the lines whose score is at least threshold,
+// line 1 when alwaysKeepFirst and the last line when alwaysKeepLast, with no
+// gap filling, and renders them with RenderFork.
+func PruneLinesFork(text string, lineScores map[int]float64, threshold float64, alwaysKeepFirst, alwaysKeepLast bool) (keptLines []int, pruned string) {
+	lineCount := len(splitPy(text))
+	first, lastFrom := 0, lineCount+1
+	if alwaysKeepFirst {
+		first = 1
+	}
+	if alwaysKeepLast {
+		lastFrom = max(1, lineCount)
+	}
+	kept := selectLines(lineCount, lineScores, threshold, first, lastFrom)
+	return kept, RenderFork(text, kept)
+}
+
+// RenderFork is the LaMR fork's rendering without AST information. Blank
+// lines count as filtered even when kept. Each run of filtered lines becomes
+// one line "<indent># (filtered N lines)", indent being the leading
+// whitespace of the run's first line. When the last kept line before the run
+// ends with ":" (after trailing whitespace) and the next kept line is not
+// indented deeper (or there is none), the run becomes "<indent>pass  #
+// (filtered N lines)" instead, with the indent pushed to the header's
+// indent plus four spaces if it is not deeper than the header. Indent widths
+// expand tabs to 4 columns. Lines are joined with "\n".
+func RenderFork(text string, keptLines []int) string {
+	lines := splitPy(text)
+	kept := keptSet(keptLines, len(lines))
+	lineText := func(i int) string { return text[lines[i].start:lines[i].end] }
+	var out []string
+	filtered, runStart, lastKept := 0, -1, -1
+	flush := func(next int) {
+		indent := leadingSpace(lineText(runStart))
+		ph := "# " + placeholder(filtered)
+		if lastKept >= 0 {
+			prev := lineText(lastKept)
+			prevIndent := indentWidth(prev)
+			nextIndent := -1
+			if next >= 0 {
+				nextIndent = indentWidth(lineText(next))
+			}
+			if endsWithColon(prev) && (next < 0 || nextIndent <= prevIndent) {
+				if indentWidth(indent) <= prevIndent {
+					indent = leadingSpace(prev) + "    "
+				}
+				ph = "pass  # " + placeholder(filtered)
+			}
+		}
+		out = append(out, indent+ph)
+		filtered, runStart = 0, -1
+	}
+	for i := range lines {
+		line := lineText(i)
+		if isBlank(line) || !kept[i+1] {
+			filtered++
+			if runStart < 0 {
+				runStart = i
+			}
+			continue
+		}
+		if filtered > 0 {
+			flush(i)
+		}
+		out = append(out, line)
+		lastKept = i
+	}
+	if filtered > 0 {
+		flush(-1)
+	}
+	return strings.Join(out, "\n")
+}
