@@ -1,0 +1,54 @@
+// Package backend picks the GoMLX backend the models run on. The pure Go
+// backend is the default and always available; the XLA backend (PJRT plugins
+// for CPU or CUDA) is compiled in with the `xla` build tag and used only when
+// a plugin is already installed — nothing is ever downloaded.
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/simplego"
+)
+
+// Names accepted by New.
+const (
+	Auto = "auto" // XLA when compiled in and a PJRT plugin is installed, else Go
+	Go   = "go"   // the pure Go backend (simplego)
+	XLA  = "xla"  // XLA through a PJRT plugin; "xla:cuda", "xla:cpu" or "xla:/path/plugin.so" pick one
+)
+
+// ErrUnavailable is wrapped when the requested backend cannot be used here;
+// the message says what to install or which build tag to enable.
+var ErrUnavailable = errors.New("backend unavailable")
+
+// New returns the backend called name (see the constants; "" means Auto).
+// A config suffix after ':' is passed to the backend, e.g. "go:ops_sequential".
+func New(name string) (backends.Backend, error) {
+	kind, config, _ := strings.Cut(name, ":")
+	switch kind {
+	case "", Auto:
+		if XLACompiled {
+			if b, err := newXLA(config); err == nil {
+				return b, nil
+			}
+		}
+		return newGo("")
+	case Go, "simplego":
+		return newGo(config)
+	case XLA, "stablehlo", "pjrt":
+		return newXLA(config)
+	default:
+		return nil, fmt.Errorf("%w: unknown backend %q (want %q, %q or %q)", ErrUnavailable, name, Auto, Go, XLA)
+	}
+}
+
+func newGo(config string) (backends.Backend, error) {
+	b, err := simplego.New(config)
+	if err != nil {
+		return nil, fmt.Errorf("%w: go backend: %w", ErrUnavailable, err)
+	}
+	return b, nil
+}
