@@ -232,9 +232,10 @@ func ValidLength(mask []bool, n int) int {
 // The zero value is ready to use. A Workspace must not be used by several
 // goroutines at once.
 type Workspace struct {
-	tr       []float64
-	cur, nxt []float64
-	bp       []int32
+	tr, expTr []float64
+	cur, nxt  []float64
+	eem       []float64
+	bp        []int32
 }
 
 func (w *Workspace) prepare(n, t int, withBP bool) {
@@ -409,10 +410,15 @@ func Marginals[F Float](p Params, em Emissions[F], mask []bool) ([][]float64, er
 // (reallocated when too small) and using the scratch buffers of w; it
 // returns dst[:n*T].
 //
-// Forward and backward scores are kept in log space and shifted by their
-// maximum at every position, so their magnitude stays that of a single step
-// whatever the sequence length; each row is then normalised on its own,
-// which keeps row sums at 1 to rounding.
+// The forward-backward recursion is the log-space one with every forward and
+// backward vector renormalised at each position (Rabiner scaling): the
+// vectors are kept as exp(log α_i − c_i) with the running offsets c_i held in
+// log space, so nothing overflows or underflows however long the sequence,
+// and only T exponentials per position are needed. If the transition matrix
+// has so wide a range that a whole scaled vector underflows to zero, the
+// computation is redone with every quantity in log space (log-sum-exp at
+// every step, about four times slower). Each posterior row is normalised on
+// its own, which keeps row sums at 1 to rounding.
 func MarginalsInto[F Float](w *Workspace, dst []float64, p Params, em Emissions[F], mask []bool) ([]float64, error) {
 	n, t, err := check(p, em, mask)
 	if err != nil {
@@ -423,9 +429,135 @@ func MarginalsInto[F Float](w *Workspace, dst []float64, p Params, em Emissions[
 	}
 	dst = dst[:n*t]
 	w.prepare(n, t, false)
-	tr := w.tr
-	p.flatTransitions(tr, Training)
+	p.flatTransitions(w.tr, Training)
+	if !marginalsScaled(w, dst, p, em, mask, n, t) {
+		marginalsLog(w, dst, p, em, mask, n, t)
+	}
+	return dst, nil
+}
 
+// marginalsScaled is the fast path of MarginalsInto; it reports false when a
+// scaled vector vanished (or became non-finite), leaving dst garbage.
+func marginalsScaled[F Float](w *Workspace, dst []float64, p Params, em Emissions[F], mask []bool, n, t int) bool {
+	// expTr[j*T+p] = exp(tr[j][p] - max tr); the shift is a constant factor
+	// per step that cancels in every normalisation.
+	w.expTr = grow(w.expTr, t*t)
+	w.eem = grow(w.eem, n*t)
+	expTr, eem := w.expTr, w.eem
+	mt := w.tr[0]
+	for _, v := range w.tr {
+		mt = max(mt, v)
+	}
+	for i, v := range w.tr {
+		expTr[i] = math.Exp(v - mt)
+	}
+
+	// Forward: dst row i holds the scaled alpha of valid position i and eem
+	// row i the shifted exponentiated emissions, reused by the backward pass.
+	last := 0
+	for i := 0; i < n; i++ {
+		row := dst[i*t : (i+1)*t]
+		if !valid(mask, i) {
+			clear(row)
+			continue
+		}
+		e := eem[i*t : (i+1)*t]
+		src := em.Data[i*t : (i+1)*t]
+		if i == 0 {
+			for j := range t {
+				e[j] = p.Start[j] + float64(src[j])
+			}
+			expShifted(e, e)
+			copy(row, e)
+		} else {
+			for j := range t {
+				e[j] = float64(src[j])
+			}
+			expShifted(e, e)
+			prev := dst[last*t : (last+1)*t]
+			for j := range t {
+				tj := expTr[j*t : (j+1)*t]
+				s := 0.0
+				for q, a := range prev {
+					s += tj[q] * a
+				}
+				row[j] = s * e[j]
+			}
+		}
+		if !normalise(row) {
+			return false
+		}
+		last = i
+	}
+
+	// Backward: beta is the scaled beta of the current valid position.
+	beta, tmp := w.cur, w.nxt
+	expShifted(beta, p.End)
+	next := -1
+	for i := last; i >= 0; i-- {
+		if !valid(mask, i) {
+			continue
+		}
+		if next >= 0 {
+			e := eem[next*t : (next+1)*t]
+			for j := range t {
+				tmp[j] = e[j] * beta[j]
+			}
+			for q := range t {
+				s := 0.0
+				for j := range t {
+					s += expTr[j*t+q] * tmp[j]
+				}
+				beta[q] = s
+			}
+			if !normalise(beta) {
+				return false
+			}
+		}
+		row := dst[i*t : (i+1)*t]
+		for j := range t {
+			row[j] *= beta[j]
+		}
+		if !normalise(row) {
+			return false
+		}
+		next = i
+	}
+	return true
+}
+
+// expShifted writes exp(x - max x) into dst (dst may alias x).
+func expShifted(dst, x []float64) {
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	for j, v := range x {
+		dst[j] = math.Exp(v - m)
+	}
+}
+
+// normalise scales x to sum 1 and reports whether that was possible.
+func normalise(x []float64) bool {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	if !(s > 0) || math.IsInf(s, 0) {
+		return false
+	}
+	inv := 1 / s
+	for j := range x {
+		x[j] *= inv
+	}
+	return true
+}
+
+// marginalsLog is the all-log-space forward-backward used when the scaled
+// recursion underflows. Forward and backward scores are shifted by their
+// maximum at every position so they keep the magnitude of a single step.
+func marginalsLog[F Float](w *Workspace, dst []float64, p Params, em Emissions[F], mask []bool, n, t int) {
+	tr := w.tr
 	// Forward pass: dst row i holds the shifted log alpha of valid position i.
 	last := 0
 	a0 := dst[:t]
@@ -465,7 +597,6 @@ func MarginalsInto[F Float](w *Workspace, dst []float64, p Params, em Emissions[
 		softmaxInPlace(row)
 		next = i
 	}
-	return dst, nil
 }
 
 // backwardStep computes out[p] = logsumexp_j(tr[j*T+p] + em_next[j] + in[j]).

@@ -471,3 +471,47 @@ func TestWorkspaceReuseDoesNotAllocate(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// The scaled fast path and the all-log-space path agree; and inputs whose
+// scaled vectors underflow fall back to log space and stay exact.
+func TestMarginalsScaledVersusLog(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, numTags := range []int{1, 2, 3, 5} {
+		for trial := range 10 {
+			n := 1 + r.IntN(300)
+			p := randomParams(r, numTags, 3)
+			em := randomEmissions(r, n, numTags, 20)
+			var mask []bool
+			if trial%2 == 1 {
+				mask = rightPadMask(n, 1+r.IntN(n))
+			}
+			var w Workspace
+			w.prepare(n, numTags, false)
+			p.flatTransitions(w.tr, Training)
+			fast := make([]float64, n*numTags)
+			require.True(t, marginalsScaled(&w, fast, p, em, mask, n, numTags))
+			slow := make([]float64, n*numTags)
+			marginalsLog(&w, slow, p, em, mask, n, numTags)
+			assert.InDeltaSlice(t, slow, fast, 1e-12, "T=%d trial=%d", numTags, trial)
+		}
+	}
+
+	p := Params{
+		Transitions: [][]float64{{0, -2000}, {-2000, 0}},
+		Start:       []float64{0, -1000},
+		End:         []float64{0, 0},
+	}
+	em, err := NewEmissions([]float64{0, 0, -900, 0, 0, 0}, 2)
+	require.NoError(t, err)
+	var w Workspace
+	w.prepare(3, 2, false)
+	p.flatTransitions(w.tr, Training)
+	require.False(t, marginalsScaled(&w, make([]float64, 6), p, em, nil, 3, 2), "test input must exercise the fallback")
+	marg, err := Marginals(p, em, nil)
+	require.NoError(t, err)
+	_, want := bruteMarginals(p, em, 3)
+	for i := range want {
+		assert.InDeltaSlice(t, want[i], marg[i], 1e-12)
+	}
+	assert.Greater(t, marg[1][0], 0.99) // the -900 emission beats the -1000 start
+}

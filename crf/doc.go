@@ -47,6 +47,14 @@
 // All arithmetic is float64 whatever the emission type. The plain-Go routines
 // run in O(n·T²) time with O(n·T) memory for back-pointers or marginals and
 // no per-position allocations; a [Workspace] lets repeated calls reuse their
-// scratch buffers. Marginals are computed in log space with per-position
-// rescaling, so they stay finite for sequences of 10^5 positions and more.
+// scratch buffers. [Marginals] runs the forward-backward recursion with
+// every vector renormalised at each position (log-space offsets, Rabiner
+// scaling), falling back to a fully log-space recursion if a scaled vector
+// ever underflows, so it stays exact and finite for sequences of 10^5
+// positions and more.
+//
+// The graph functions ([LogPartitionGraph], [GoldScoreGraph], [NLLGraph])
+// compute the same quantities for batches inside a GoMLX graph, for
+// training; their gradients only use operations the pure Go backend can
+// differentiate.
 package crf

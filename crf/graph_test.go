@@ -68,7 +68,7 @@ func TestGraphMatchesPlainGo(t *testing.T) {
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(11, 12))
 	const batch = 3
-	for _, numTags := range []int{2, 3} {
+	for _, numTags := range []int{1, 2, 3} {
 		for _, l := range []int{1, 2, 3, 5, 8} {
 			t.Run(fmt.Sprintf("T=%d/L=%d", numTags, l), func(t *testing.T) {
 				p := randomParams(r, numTags, 1)
