@@ -2,6 +2,7 @@ package crf
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -251,7 +252,7 @@ func TestBruteForceProperties(t *testing.T) {
 				marg, err := Marginals(p, em, nil)
 				require.NoError(t, err)
 				for i := range n {
-					assert.InDelta(t, 1, sum(marg[i]), 1e-12)
+					assert.InDelta(t, 1, rowSum(marg[i]), 1e-12)
 					assert.InDeltaSlice(t, bm[i], marg[i], 1e-9, "T=%d n=%d i=%d marginals", numTags, n, i)
 				}
 
@@ -319,7 +320,7 @@ func TestBruteForceProperties(t *testing.T) {
 	}
 }
 
-func sum(x []float64) float64 {
+func rowSum(x []float64) float64 {
 	s := 0.0
 	for _, v := range x {
 		s += v
@@ -514,4 +515,36 @@ func TestMarginalsScaledVersusLog(t *testing.T) {
 		assert.InDeltaSlice(t, want[i], marg[i], 1e-12)
 	}
 	assert.Greater(t, marg[1][0], 0.99) // the -900 emission beats the -1000 start
+}
+
+func BenchmarkMarginals(b *testing.B) {
+	for _, numTags := range []int{2, 3} {
+		for _, n := range []int{8 << 10, 100_000} {
+			r := rand.New(rand.NewPCG(2, uint64(n)))
+			p := randomParams(r, numTags, 1)
+			em := randomEmissions(r, n, numTags, 3)
+			b.Run(fmt.Sprintf("T=%d/n=%d/workspace", numTags, n), func(b *testing.B) {
+				var w Workspace
+				dst := make([]float64, n*numTags)
+				b.ReportAllocs()
+				for b.Loop() {
+					_, _ = MarginalsInto(&w, dst, p, em, nil)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/pos")
+			})
+		}
+	}
+}
+
+func BenchmarkLogPartition(b *testing.B) {
+	const n = 100_000
+	r := rand.New(rand.NewPCG(3, 4))
+	p := randomParams(r, 2, 1)
+	em := randomEmissions(r, n, 2, 3)
+	var w Workspace
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = LogPartitionWith(&w, p, em, nil)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/pos")
 }

@@ -2,6 +2,7 @@ package crf
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func newBackend(t testing.TB) backends.Backend {
+func simplegoBackend(t testing.TB) backends.Backend {
 	t.Helper()
 	b, err := simplego.New("")
 	require.NoError(t, err)
@@ -44,9 +45,9 @@ func runGraph(t *testing.T, exec *Exec, em [][][]float64, mask any, p Params, ta
 	out, err := exec.Exec(em, mask, p.Transitions, p.Start, p.End, tags)
 	require.NoError(t, err)
 	return graphOutputs{
-		logZ: toFlat[float64](out[0]), gold: toFlat[float64](out[1]), nll: toFlat[float64](out[2]),
+		logZ: flatValues[float64](out[0]), gold: flatValues[float64](out[1]), nll: flatValues[float64](out[2]),
 		dZdEm: out[3].Value().([][][]float64), dZdTrans: out[4].Value().([][]float64),
-		dNLLdTrans: out[5].Value().([][]float64), dNLLdStart: toFlat[float64](out[6]), dNLLdEnd: toFlat[float64](out[7]),
+		dNLLdTrans: out[5].Value().([][]float64), dNLLdStart: flatValues[float64](out[6]), dNLLdEnd: flatValues[float64](out[7]),
 	}
 }
 
@@ -63,7 +64,7 @@ func centralDiff(x *float64, f func() float64) float64 {
 }
 
 func TestGraphMatchesPlainGo(t *testing.T) {
-	backend := newBackend(t)
+	backend := simplegoBackend(t)
 	exec, err := NewExec(backend, lossGraph)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(11, 12))
@@ -151,7 +152,7 @@ func TestGraphMatchesPlainGo(t *testing.T) {
 // Float32 graphs with a numeric mask agree with the float64 plain-Go values
 // to float32 precision.
 func TestGraphFloat32NumericMask(t *testing.T) {
-	backend := newBackend(t)
+	backend := simplegoBackend(t)
 	exec, err := NewExec(backend, func(em, mask, trans, start, end, tags *Node) []*Node {
 		return []*Node{
 			LogPartitionGraph(em, mask, trans, start, end),
@@ -192,7 +193,7 @@ func TestGraphFloat32NumericMask(t *testing.T) {
 	}
 	out, err := exec.Exec(em32, mask, trans32, toF32(p.Start), toF32(p.End), tags)
 	require.NoError(t, err)
-	logZ, nll, nllAll := toFlat[float32](out[0]), toFlat[float32](out[1]), toFlat[float32](out[2])
+	logZ, nll, nllAll := flatValues[float32](out[0]), flatValues[float32](out[1]), flatValues[float32](out[2])
 	for b := range batch {
 		em, err := EmissionsFromRows(em32[b])
 		require.NoError(t, err)
@@ -214,7 +215,7 @@ func TestGraphFloat32NumericMask(t *testing.T) {
 }
 
 func TestGraphShapeErrors(t *testing.T) {
-	backend := newBackend(t)
+	backend := simplegoBackend(t)
 	exec, err := NewExec(backend, func(em, trans, start, end *Node) *Node {
 		return LogPartitionGraph(em, nil, trans, start, end)
 	})
@@ -226,7 +227,7 @@ func TestGraphShapeErrors(t *testing.T) {
 
 // Long sequences stay finite in the tree-structured graph.
 func TestGraphLongSequence(t *testing.T) {
-	backend := newBackend(t)
+	backend := simplegoBackend(t)
 	exec, err := NewExec(backend, func(em, trans, start, end *Node) []*Node {
 		logZ := LogPartitionGraph(em, nil, trans, start, end)
 		return []*Node{logZ, Gradient(ReduceAllSum(logZ), em)[0]}
@@ -249,11 +250,11 @@ func TestGraphLongSequence(t *testing.T) {
 	require.NoError(t, err)
 	want, err := LogPartition(p32, em, nil)
 	require.NoError(t, err)
-	got := float64(toFlat[float32](out[0])[0])
-	assert.InDelta(t, want, got, 1e-6*max(1, abs(want)))
+	got := float64(flatValues[float32](out[0])[0])
+	assert.InDelta(t, want, got, 1e-6*max(1, math.Abs(want)))
 	marg, err := Marginals(p32, em, nil)
 	require.NoError(t, err)
-	grad := toFlat[float32](out[1])
+	grad := flatValues[float32](out[1])
 	for i := range l {
 		for j := range 2 {
 			require.InDelta(t, marg[i][j], float64(grad[2*i+j]), 1e-3, "position %d", i)
@@ -261,15 +262,49 @@ func TestGraphLongSequence(t *testing.T) {
 	}
 }
 
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-func toFlat[T float32 | float64](t *tensors.Tensor) []T {
+func flatValues[T float32 | float64](t *tensors.Tensor) []T {
 	var out []T
 	tensors.MustConstFlatData(t, func(flat []T) { out = append(out, flat...) })
 	return out
+}
+
+// BenchmarkNLLGraphGradient measures one training-style evaluation (loss and
+// its gradient w.r.t. emissions and transitions) on the pure Go backend.
+func BenchmarkNLLGraphGradient(b *testing.B) {
+	backend := simplegoBackend(b)
+	exec, err := NewExec(backend, func(em, mask, trans, start, end, tags *Node) []*Node {
+		loss := ReduceAllMean(NLLGraph(em, mask, trans, start, end, tags))
+		g := Gradient(loss, em, trans)
+		return []*Node{loss, g[0], g[1]}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range []int{512, 2048} {
+		const batch = 8
+		r := rand.New(rand.NewPCG(5, uint64(l)))
+		em := make([][][]float32, batch)
+		mask := make([][]bool, batch)
+		tags := make([][]int32, batch)
+		for i := range batch {
+			for range l {
+				em[i] = append(em[i], []float32{float32(r.NormFloat64()), float32(r.NormFloat64())})
+				tags[i] = append(tags[i], int32(r.IntN(2)))
+				mask[i] = append(mask[i], true)
+			}
+		}
+		trans := [][]float32{{0.1, -0.2}, {0.3, 0.05}}
+		start, end := []float32{0.1, 0.2}, []float32{-0.1, 0.3}
+		b.Run(fmt.Sprintf("B=%d/L=%d", batch, l), func(b *testing.B) {
+			if _, err := exec.Exec(em, mask, trans, start, end, tags); err != nil { // compile outside the loop
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := exec.Exec(em, mask, trans, start, end, tags); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
