@@ -8,6 +8,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/stretchr/testify/assert"
@@ -307,4 +308,29 @@ func BenchmarkNLLGraphGradient(b *testing.B) {
 			}
 		})
 	}
+}
+
+// Half-precision emissions are computed in float32 and returned in their
+// own dtype; the values agree with plain Go on the rounded inputs.
+func TestGraphBFloat16(t *testing.T) {
+	backend := simplegoBackend(t)
+	exec, err := NewExec(backend, func(em, trans, start, end *Node) []*Node {
+		emBF := ConvertDType(em, dtypes.BFloat16)
+		logZ := LogPartitionGraph(emBF, nil, trans, start, end)
+		return []*Node{logZ, ConvertDType(emBF, dtypes.Float32), ConvertDType(logZ, dtypes.Float32)}
+	})
+	require.NoError(t, err)
+	em := [][][]float32{{{1.3, -0.7}, {0.2, 2.9}, {-1.1, 0.4}, {0.6, 0.6}, {2.2, -3.1}}}
+	trans := [][]float32{{0.5, -0.25}, {0.75, 0.125}}
+	start, end := []float32{0.25, -0.5}, []float32{0.5, 0.25}
+	out, err := exec.Exec(em, trans, start, end)
+	require.NoError(t, err)
+	assert.Equal(t, dtypes.BFloat16, out[0].DType())
+	rounded := flatValues[float32](out[1])
+	p, err := NewParams([]float32{0.5, -0.25, 0.75, 0.125}, start, end, 2)
+	require.NoError(t, err)
+	want, err := LogPartition(p, Emissions[float32]{Data: rounded, NumTags: 2}, nil)
+	require.NoError(t, err)
+	// bfloat16 keeps 8 significant bits: the result is rounded to ~0.4%.
+	assert.InDelta(t, want, float64(flatValues[float32](out[2])[0]), 0.01*math.Abs(want)+0.01)
 }
