@@ -66,42 +66,128 @@ func LineScores(text string, lines []Line, spans []ScoredSpan) (scores []float64
 	if len(lines) == 0 {
 		return scores, covered
 	}
-	// paint[b] is the score of the character starting at byte b (NaN when
-	// uncovered); only character-start bytes are read.
+	counts := make([]int, len(lines))
+	if sortedDisjoint(text, lines, spans) {
+		sweepLineScores(text, lines, spans, scores, counts)
+	} else {
+		paintLineScores(text, lines, spans, scores, counts)
+	}
+	for i, n := range counts {
+		if n > 0 {
+			scores[i] /= float64(n)
+			covered[i] = true
+		}
+	}
+	return scores, covered
+}
+
+// usableSpan returns the byte range a span covers, widened at the start to
+// a character boundary, its clamped score, and false for a span that covers
+// nothing.
+func usableSpan(text string, s ScoredSpan) (start, end int, score float64, ok bool) {
+	if math.IsNaN(s.Score) {
+		return 0, 0, 0, false
+	}
+	start, end = max(s.Start, 0), min(s.End, len(text))
+	if start >= end {
+		return 0, 0, 0, false
+	}
+	return charStart(text, start), end, min(max(s.Score, 0), 1), true
+}
+
+// sortedDisjoint reports whether lines are in order and inside the text and
+// the usable spans are
+// in order and touch no character twice, so that every character has at
+// most one score and one forward sweep computes the line scores.
+func sortedDisjoint(text string, lines []Line, spans []ScoredSpan) bool {
+	prevEnd := 0
+	for _, l := range lines {
+		if l.Start < prevEnd || l.End < l.Start || l.End > len(text) {
+			return false
+		}
+		prevEnd = l.End
+	}
+	prevEnd = 0
+	for _, s := range spans {
+		start, end, _, ok := usableSpan(text, s)
+		if !ok {
+			continue
+		}
+		if start < prevEnd {
+			return false
+		}
+		prevEnd = end
+	}
+	return true
+}
+
+// sweepLineScores sums the scores of the characters of sorted, disjoint
+// spans into their lines without a per-byte buffer. It adds in the same
+// order as paintLineScores, so both give bit-identical results.
+func sweepLineScores(text string, lines []Line, spans []ScoredSpan, sums []float64, counts []int) {
+	li := 0
+	for _, s := range spans {
+		b, end, score, ok := usableSpan(text, s)
+		if !ok {
+			continue
+		}
+		for b < end {
+			for li < len(lines) && lines[li].End <= b {
+				li++
+			}
+			if li == len(lines) {
+				return
+			}
+			l := lines[li]
+			if b < l.Start {
+				// In a terminator: resume at the next line's content.
+				b = l.Start
+				continue
+			}
+			sums[li] += score
+			counts[li]++
+			if text[b] < utf8.RuneSelf {
+				b++
+			} else {
+				_, w := utf8.DecodeRuneInString(text[b:l.End])
+				b += w
+			}
+		}
+	}
+}
+
+// paintLineScores handles arbitrary spans: it paints each span's score on
+// the bytes it covers, later spans overwriting earlier ones, then averages
+// per line over the bytes that start a character.
+func paintLineScores(text string, lines []Line, spans []ScoredSpan, sums []float64, counts []int) {
 	paint := make([]float64, len(text))
 	for i := range paint {
 		paint[i] = math.NaN()
 	}
 	for _, s := range spans {
-		if math.IsNaN(s.Score) {
+		start, end, score, ok := usableSpan(text, s)
+		if !ok {
 			continue
 		}
-		start, end := max(s.Start, 0), min(s.End, len(text))
-		if start >= end {
-			continue
-		}
-		score := min(max(s.Score, 0), 1)
-		for b := charStart(text, start); b < end; b++ {
+		for b := start; b < end; b++ {
 			paint[b] = score
 		}
 	}
 	for i, l := range lines {
-		sum, n := 0.0, 0
 		lo, hi := max(l.Start, 0), min(l.End, len(text))
 		for b := lo; b < hi; {
 			if v := paint[b]; !math.IsNaN(v) {
-				sum += v
-				n++
+				sums[i] += v
+				counts[i]++
 			}
-			_, w := utf8.DecodeRuneInString(text[b:hi])
-			b += w
-		}
-		if n > 0 {
-			scores[i] = sum / float64(n)
-			covered[i] = true
+			if text[b] < utf8.RuneSelf {
+				b++
+			} else {
+				_, w := utf8.DecodeRuneInString(text[b:hi])
+				b += w
+			}
 		}
 	}
-	return scores, covered
 }
 
 // charStart returns the byte offset of the character (decoding unit) that

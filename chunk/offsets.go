@@ -23,8 +23,12 @@ func (c *runeCursor) byteOf(cp int) int {
 		c.cp, c.b = 0, 0
 	}
 	for c.cp < cp && c.b < len(c.text) {
-		_, w := utf8.DecodeRuneInString(c.text[c.b:])
-		c.b += w
+		if c.text[c.b] < utf8.RuneSelf {
+			c.b++
+		} else {
+			_, w := utf8.DecodeRuneInString(c.text[c.b:])
+			c.b += w
+		}
 		c.cp++
 	}
 	for c.cp > cp {
@@ -55,10 +59,11 @@ func CodePointLen(text string) int {
 // linear in the text length when the spans are sorted or nearly so.
 func SpansToBytes(text string, spans []ScoredSpan) []ScoredSpan {
 	out := make([]ScoredSpan, len(spans))
-	starts := runeCursor{text: text}
-	ends := runeCursor{text: text}
+	// One cursor: a token's end is usually the next token's start, so the
+	// cursor hardly moves between lookups.
+	c := runeCursor{text: text}
 	for i, s := range spans {
-		out[i] = ScoredSpan{Start: starts.byteOf(s.Start), End: ends.byteOf(s.End), Score: s.Score}
+		out[i] = ScoredSpan{Start: c.byteOf(s.Start), End: c.byteOf(s.End), Score: s.Score}
 	}
 	return out
 }
