@@ -93,7 +93,8 @@ type Input struct {
 	// Truncated reports that text tokens were dropped to fit the maximum
 	// length.
 	Truncated bool
-	// Tokens are the text tokens actually in IDs[DocStart:DocEnd].
+	// Tokens are the text tokens actually in IDs[DocStart:DocEnd], with the
+	// spans the Encoder gave them (relative to the encoded window text).
 	Tokens []Token
 }
 
