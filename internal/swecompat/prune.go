@@ -129,7 +129,10 @@ func PruneLinesFork(text string, lineScores map[int]float64, threshold float64, 
 // indented deeper (or there is none), the run becomes "<indent>pass  #
 // (filtered N lines)" instead, with the indent pushed to the header's
 // indent plus four spaces if it is not deeper than the header. Indent widths
-// expand tabs to 4 columns. Lines are joined with "\n".
+// expand tabs to 4 columns. Lines are joined with "\n". Given kept lines
+// from the fork's AST repair, the output matches the fork except where the
+// fork takes the "pass" indent from a multi-line suite header's first line,
+// which needs the AST.
 func RenderFork(text string, keptLines []int) string {
 	lines := splitPy(text)
 	kept := keptSet(keptLines, len(lines))
