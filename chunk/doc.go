@@ -10,8 +10,9 @@
 // tokenizer follow the HuggingFace convention: [Start, End) in Unicode code
 // points of the text, where a token that holds only part of a multi-byte
 // character carries the span of the whole character, so consecutive tokens
-// may share a span. Go callers slice strings by bytes, so windows, lines and
-// the spans fed to [LineScores] are in bytes. A "code point" of a Go string
+// may share a span. Go callers slice strings by bytes, so windows carry byte
+// spans too, and lines and the spans fed to [LineScores] are in bytes
+// ([SpansToBytes] converts). A "code point" of a Go string
 // that is not valid UTF-8 is one step of utf8.DecodeRuneInString: every
 // invalid byte counts as one code point.
 //
