@@ -4,7 +4,8 @@
 //
 // Everything here is a pure function of its arguments: no model, no
 // tokenizer (the caller passes tokens through the small [Token] and
-// [Encoder] types) and no I/O.
+// [Encoder] types) and no I/O. [Prepare] strings the steps together for one
+// (query, text) pair; [Merge] and [LineScores] take the scores back.
 //
 // Two coordinate systems meet in this package. Token offsets from the
 // tokenizer follow the HuggingFace convention: [Start, End) in Unicode code
@@ -12,9 +13,9 @@
 // character carries the span of the whole character, so consecutive tokens
 // may share a span. Go callers slice strings by bytes, so windows carry byte
 // spans too, and lines and the spans fed to [LineScores] are in bytes
-// ([SpansToBytes] converts). A "code point" of a Go string
-// that is not valid UTF-8 is one step of utf8.DecodeRuneInString: every
-// invalid byte counts as one code point.
+// ([SpansToBytes] converts). A "code point" of a Go string that is not
+// valid UTF-8 is one step of utf8.DecodeRuneInString: every invalid byte
+// counts as one code point.
 //
 // The input building, window planning and score merging reproduce the
 // SWE-Pruner reference (build_input_for_llm, split_code_into_chunks,
