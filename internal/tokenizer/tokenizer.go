@@ -1,0 +1,225 @@
+package tokenizer
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// ErrUnknownID is wrapped by Decode's error for an id that names no token.
+var ErrUnknownID = errors.New("tokenizer: unknown token id")
+
+// Tokenizer is a byte-level BPE tokenizer with HF tokenizers' Qwen2/Qwen3
+// pipeline. It is immutable after construction apart from an internal,
+// bounded word cache, and safe for concurrent use.
+type Tokenizer struct {
+	bl      *byteLevel
+	pieces  []string         // id → raw bytes of the token ("" for unused ids)
+	tokLen  []int32          // id → len(pieces[id])
+	isAdded []bool           // id → added token
+	vocab   map[string]int32 // raw bytes → id, BPE vocabulary only
+	byteID  [256]int32
+	merges  mergeTable
+	added   *addedMatcher
+	cache   *wordCache
+}
+
+// Token is one token of an encoded text. Start and End are [Start, End) in
+// Unicode code points of the original text (HF's offsets); ByteStart and
+// ByteEnd are the same span in bytes of the original Go string. The field
+// set matches chunk.Token, so the two convert directly.
+type Token struct {
+	ID                 int32
+	Start, End         int
+	ByteStart, ByteEnd int
+}
+
+// VocabSize returns the number of token ids, added tokens included (one more
+// than the largest id): 151669 for Qwen3.
+func (t *Tokenizer) VocabSize() int { return len(t.pieces) }
+
+// TokenID returns the id of a token given its spelling in vocab.json
+// (byte-level form, e.g. "Ġthe" for " the"; for ASCII letters, digits and
+// punctuation that is the text itself) or the content of an added token
+// (e.g. "<|im_start|>").
+func (t *Tokenizer) TokenID(s string) (int32, bool) {
+	if id, ok := t.added.ids[s]; ok {
+		return id, true
+	}
+	raw, ok := t.bl.decode(nil, []byte(s))
+	if !ok {
+		return 0, false
+	}
+	id, ok := t.vocab[string(raw)]
+	return id, ok
+}
+
+// TokenString returns the spelling of a token as vocab.json writes it
+// (byte-level form) or, for an added token, its content.
+func (t *Tokenizer) TokenString(id int32) (string, bool) {
+	if id < 0 || int(id) >= len(t.pieces) || t.pieces[id] == "" {
+		return "", false
+	}
+	if t.isAdded[id] {
+		return t.pieces[id], true
+	}
+	return t.bl.encode(t.pieces[id]), true
+}
+
+// IsAdded reports whether id is an added token (<|im_start|>, <think>, ...).
+func (t *Tokenizer) IsAdded(id int32) bool {
+	return id >= 0 && int(id) < len(t.isAdded) && t.isAdded[id]
+}
+
+// Decode returns the text of a token sequence: the concatenated bytes of the
+// tokens, added tokens as their content. Decode(EncodeIDs(s)) is NFC(s) for
+// valid UTF-8 (with invalid bytes kept as they are otherwise). The result
+// need not be valid UTF-8 when ids split a multi-byte character.
+func (t *Tokenizer) Decode(ids []int32) (string, error) {
+	n := 0
+	for i, id := range ids {
+		if id < 0 || int(id) >= len(t.pieces) || t.pieces[id] == "" {
+			return "", fmt.Errorf("%w: %d at position %d", ErrUnknownID, id, i)
+		}
+		n += len(t.pieces[id])
+	}
+	out := make([]byte, 0, n)
+	for _, id := range ids {
+		out = append(out, t.pieces[id]...)
+	}
+	return string(out), nil
+}
+
+// Encode tokenizes text without recognising added tokens: "<|im_start|>" in
+// text is BPE'd as ordinary characters. This is the mode for user text,
+// which must not be able to forge control tokens.
+func (t *Tokenizer) Encode(text string) []Token {
+	e := encoder{t: t}
+	return e.segment(make([]Token, 0, len(text)/3+1), text, 0, 0)
+}
+
+// EncodeIDs is Encode without the offsets.
+func (t *Tokenizer) EncodeIDs(text string) []int32 {
+	e := encoder{t: t}
+	return e.segmentIDs(make([]int32, 0, len(text)/3+1), text)
+}
+
+// EncodeSpecial tokenizes text the way HF tokenizers does by default
+// (tokenizer(text, add_special_tokens=False)): every added token found in
+// the raw text, leftmost-longest, becomes its single id, and the text
+// between them is encoded as by Encode.
+func (t *Tokenizer) EncodeSpecial(text string) []Token {
+	e := encoder{t: t}
+	out := make([]Token, 0, len(text)/3+1)
+	pos, cp := 0, 0
+	for {
+		s, end, id, ok := t.added.find(text, pos)
+		if !ok {
+			return e.segment(out, text[pos:], pos, cp)
+		}
+		out = e.segment(out, text[pos:s], pos, cp)
+		cp += utf8.RuneCountInString(text[pos:s])
+		n := utf8.RuneCountInString(text[s:end])
+		out = append(out, Token{ID: id, Start: cp, End: cp + n, ByteStart: s, ByteEnd: end})
+		pos, cp = end, cp+n
+	}
+}
+
+// EncodeSpecialIDs is EncodeSpecial without the offsets.
+func (t *Tokenizer) EncodeSpecialIDs(text string) []int32 {
+	e := encoder{t: t}
+	out := make([]int32, 0, len(text)/3+1)
+	pos := 0
+	for {
+		s, end, id, ok := t.added.find(text, pos)
+		if !ok {
+			return e.segmentIDs(out, text[pos:])
+		}
+		out = append(e.segmentIDs(out, text[pos:s]), id)
+		pos = end
+	}
+}
+
+// encoder holds the per-call scratch space.
+type encoder struct {
+	t   *Tokenizer
+	sc  bpeScratch
+	ids []int32
+}
+
+func (e *encoder) segmentIDs(dst []int32, seg string) []int32 {
+	text := normalize(seg).text
+	for i := 0; i < len(text); {
+		end := pretokenEnd(text, i)
+		dst = e.t.appendWord(dst, text[i:end], &e.sc)
+		i = end
+	}
+	return dst
+}
+
+// segment encodes one stretch of text without added tokens; baseByte and
+// baseCP locate it in the caller's text.
+func (e *encoder) segment(dst []Token, seg string, baseByte, baseCP int) []Token {
+	nt := normalize(seg)
+	text := nt.text
+	m := offsetMapper{nt: &nt}
+	for i := 0; i < len(text); {
+		end := pretokenEnd(text, i)
+		e.ids = e.t.appendWord(e.ids[:0], text[i:end], &e.sc)
+		p := i
+		for _, id := range e.ids {
+			q := p + int(e.t.tokLen[id])
+			var tok Token
+			if nt.ascii {
+				tok = Token{ID: id, Start: p, End: q, ByteStart: p, ByteEnd: q}
+			} else {
+				s := m.span(p)
+				l := m.span(q - 1)
+				tok = Token{ID: id, Start: s.cs, End: l.ce, ByteStart: s.bs, ByteEnd: l.be}
+			}
+			tok.Start += baseCP
+			tok.End += baseCP
+			tok.ByteStart += baseByte
+			tok.ByteEnd += baseByte
+			dst = append(dst, tok)
+			p = q
+		}
+		i = end
+	}
+	return dst
+}
+
+// offsetMapper maps byte positions of the normalised text to the span of
+// the original character they belong to. Queries must not go backwards,
+// which lets it walk the text once.
+type offsetMapper struct {
+	nt      *normText
+	np      int // normalised byte position of the cursor (a character start)
+	op, ocp int // original byte and code point position of the cursor
+	ri      int // next region
+}
+
+func (m *offsetMapper) span(p int) origSpan {
+	text := m.nt.text
+	for {
+		if m.ri < len(m.nt.regions) && p >= m.nt.regions[m.ri].normStart {
+			r := &m.nt.regions[m.ri]
+			if p < r.normEnd {
+				return r.align[p-r.normStart]
+			}
+			m.np, m.op, m.ocp = r.normEnd, r.origEnd, r.origCPEnd
+			m.ri++
+			continue
+		}
+		w := 1
+		if text[m.np] >= utf8.RuneSelf {
+			_, w = unit(text, m.np)
+		}
+		if p < m.np+w {
+			return origSpan{m.op, m.op + w, m.ocp, m.ocp + 1}
+		}
+		m.np += w
+		m.op += w
+		m.ocp++
+	}
+}
