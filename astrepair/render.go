@@ -1,0 +1,184 @@
+package astrepair
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/prunekit/pruner/internal/syntax"
+)
+
+// Placeholder maps one placeholder line of a rendering back to the input
+// lines it stands for.
+type Placeholder struct {
+	// OutputLine is the 0-based line of the placeholder in Rendered.Text.
+	OutputLine int
+	// FirstLine and LastLine are the 1-based input lines folded, inclusive.
+	FirstLine, LastLine int
+}
+
+// Rendered is a pruned text.
+type Rendered struct {
+	// Text holds the kept lines, byte-identical with their terminators, and
+	// one placeholder line per removed run.
+	Text string
+	// Placeholders lists the placeholder lines in output order.
+	Placeholders []Placeholder
+}
+
+type renderConfig struct {
+	comment    string
+	hasComment bool
+}
+
+// RenderOption configures Render.
+type RenderOption func(*renderConfig)
+
+// WithCommentPrefix makes placeholders comments starting with prefix (for
+// example "#" for shell or YAML text that the library does not parse). An
+// empty prefix gives neutral placeholders.
+func WithCommentPrefix(prefix string) RenderOption {
+	return func(c *renderConfig) {
+		c.comment = prefix
+		c.hasComment = true
+	}
+}
+
+// Render replaces each run of removed lines with one placeholder line at
+// the run's indentation, in the language's comment syntax (`# ... 12 lines
+// omitted (40-51)`), and puts `pass` into Python blocks the removal would
+// leave empty. Non-code text gets `... 12 lines omitted ...`. Mask entries
+// past the last line are ignored and missing entries count as removed, so
+// Render never fails; Python text is parsed to find empty blocks, and if
+// that parse is impossible (text too large) fillers are skipped.
+func Render(text string, lang syntax.Language, keep []bool, opts ...RenderOption) Rendered {
+	a, err := Analyze(context.Background(), text, lang)
+	if err != nil || (lang != syntax.Python && a != nil) {
+		// Only Python needs the tree for fillers; other languages render
+		// from the lines alone.
+		a = &Analysis{lang: lang, text: text, lines: syntax.SplitLines(text)}
+	}
+	return a.Render(keep, opts...)
+}
+
+// Render renders keep over the analysed text; see the package function
+// Render.
+func (a *Analysis) Render(keep []bool, opts ...RenderOption) Rendered {
+	cfg := renderConfig{comment: a.lang.LineComment()}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	code := a.lang.IsCode() || (cfg.hasComment && cfg.comment != "")
+	kept := func(r int) bool { return r >= 0 && r < len(keep) && keep[r] }
+	filler := a.fillerRows(kept)
+	var sb strings.Builder
+	sb.Grow(len(a.text) / 2)
+	var out Rendered
+	outLine := 0
+	lines := a.lines
+	for r := 0; r < len(lines); {
+		if kept(r) {
+			sb.WriteString(a.text[lines[r].Start:lines[r].TermEnd])
+			outLine++
+			r++
+			continue
+		}
+		first := r
+		needPass := false
+		for r < len(lines) && !kept(r) {
+			if filler[r] {
+				needPass = true
+			}
+			r++
+		}
+		last := r - 1
+		indentRow := first
+		for k := first; k <= last; k++ {
+			if strings.TrimSpace(a.text[lines[k].Start:lines[k].End]) != "" {
+				indentRow = k
+				break
+			}
+		}
+		if needPass {
+			for k := first; k <= last; k++ {
+				if filler[k] {
+					indentRow = k
+					break
+				}
+			}
+		}
+		count := last - first + 1
+		if code {
+			sb.WriteString(indentOf(a.text[lines[indentRow].Start:lines[indentRow].End]))
+			if needPass {
+				sb.WriteString("pass  ")
+			}
+			sb.WriteString(cfg.comment)
+			sb.WriteString(" ... ")
+			sb.WriteString(strconv.Itoa(count))
+			if count == 1 {
+				sb.WriteString(" line omitted (")
+				sb.WriteString(strconv.Itoa(first + 1))
+			} else {
+				sb.WriteString(" lines omitted (")
+				sb.WriteString(strconv.Itoa(first + 1))
+				sb.WriteString("-")
+				sb.WriteString(strconv.Itoa(last + 1))
+			}
+			sb.WriteString(")")
+		} else {
+			sb.WriteString("... ")
+			sb.WriteString(strconv.Itoa(count))
+			if count == 1 {
+				sb.WriteString(" line omitted ...")
+			} else {
+				sb.WriteString(" lines omitted ...")
+			}
+		}
+		sb.WriteString(a.text[lines[last].End:lines[last].TermEnd])
+		out.Placeholders = append(out.Placeholders, Placeholder{OutputLine: outLine, FirstLine: first + 1, LastLine: last + 1})
+		outLine++
+	}
+	out.Text = sb.String()
+	return out
+}
+
+// fillerRows marks, for Python, the first statement row of every block
+// whose header is kept but whose statements are all removed.
+func (a *Analysis) fillerRows(kept func(int) bool) map[int]bool {
+	if len(a.pyBlocks) == 0 {
+		return nil
+	}
+	var out map[int]bool
+	for _, b := range a.pyBlocks {
+		if !kept(int(b.header)) || kept(int(b.first)) {
+			continue
+		}
+		empty := true
+		for _, r := range b.stmtRows {
+			if kept(int(r)) {
+				empty = false
+				break
+			}
+		}
+		if empty {
+			if out == nil {
+				out = make(map[int]bool)
+			}
+			out[int(b.first)] = true
+		}
+	}
+	return out
+}
+
+// indentOf returns the leading blanks of a line.
+func indentOf(line string) string {
+	for i := 0; i < len(line); i++ {
+		if line[i] != ' ' && line[i] != '\t' {
+			return line[:i]
+		}
+	}
+	return line
+}

@@ -1,0 +1,228 @@
+package astrepair
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/prunekit/pruner/internal/syntax"
+)
+
+// ErrMaskLength is returned when a mask does not have one entry per line.
+var ErrMaskLength = errors.New("astrepair: mask length does not match line count")
+
+// ErrLineRange is returned when a line index is outside the text.
+var ErrLineRange = errors.New("astrepair: line out of range")
+
+// DefaultMaxHops is how many definition hops Repair follows by default:
+// the imports and file-level definitions of names used on kept lines, but
+// not the names those definitions use in turn.
+const DefaultMaxHops = 1
+
+// Result is a repaired mask.
+type Result struct {
+	// Keep has one entry per line: the repaired mask.
+	Keep []bool
+	// Reason has one entry per line: why the line is kept.
+	Reason []Reason
+	// Added counts the lines repair added to the caller's mask, the cost a
+	// budget has to account for.
+	Added int
+}
+
+type config struct {
+	maxHops int
+	returns bool
+}
+
+// Option configures Repair and Closure.
+type Option func(*config)
+
+// WithMaxHops bounds how many definition hops repair follows from kept
+// lines (0 disables dependency repair; negative values count as 0).
+func WithMaxHops(n int) Option {
+	return func(c *config) {
+		if n < 0 {
+			n = 0
+		}
+		c.maxHops = n
+	}
+}
+
+// WithReturns turns the trivial-return rule on or off (default on).
+func WithReturns(on bool) Option {
+	return func(c *config) { c.returns = on }
+}
+
+func newConfig(opts []Option) config {
+	c := config{maxHops: DefaultMaxHops, returns: true}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return c
+}
+
+// state is the mutable part of one closure computation. Closures of
+// single lines touch few rows, so they use maps instead of full-length
+// slices.
+type state struct {
+	keep   []bool
+	reason []Reason
+	done   []bool
+
+	sparse     map[int32]Reason
+	sparseDone map[int32]bool
+
+	queue []int32
+	added []int32
+}
+
+func (s *state) has(r int32) bool {
+	if s.sparse != nil {
+		_, ok := s.sparse[r]
+		return ok
+	}
+	return s.keep[r]
+}
+
+func (s *state) add(r int32, why Reason) {
+	if s.has(r) {
+		return
+	}
+	if s.sparse != nil {
+		s.sparse[r] = why
+	} else {
+		s.keep[r] = true
+		s.reason[r] = why
+	}
+	s.queue = append(s.queue, r)
+	s.added = append(s.added, r)
+}
+
+func (s *state) isDone(i int32) bool {
+	if s.sparseDone != nil {
+		return s.sparseDone[i]
+	}
+	return s.done[i]
+}
+
+func (s *state) markDone(i int32) {
+	if s.sparseDone != nil {
+		s.sparseDone[i] = true
+	} else {
+		s.done[i] = true
+	}
+}
+
+// close adds the skeletons of every item that holds a queued row, and of
+// their enclosing items, until nothing new is added.
+func (a *Analysis) close(s *state, returns bool) {
+	for len(s.queue) > 0 {
+		r := s.queue[len(s.queue)-1]
+		s.queue = s.queue[:len(s.queue)-1]
+		for _, it := range a.rowItems[r] {
+			for j := it; j >= 0 && !s.isDone(j); j = a.items[j].parent {
+				s.markDone(j)
+				for _, sk := range a.items[j].skel {
+					s.add(sk.row, sk.reason)
+				}
+				if returns && a.items[j].ret >= 0 {
+					s.add(a.items[j].ret, ReasonReturn)
+				}
+			}
+		}
+	}
+}
+
+// run applies every rule to the rows already in s.
+func (a *Analysis) run(ctx context.Context, s *state, cfg config) error {
+	if !a.parsed {
+		return nil
+	}
+	frontier := append([]int32(nil), s.queue...)
+	a.close(s, cfg.returns)
+	frontier = append(frontier, s.added...)
+	for hop := 1; hop <= cfg.maxHops && len(frontier) > 0; hop++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("repair: %w", err)
+		}
+		mark := len(s.added)
+		for _, r := range frontier {
+			for _, id := range a.useNames[r] {
+				for _, d := range a.defRows[id] {
+					s.add(d, ReasonDependency)
+				}
+			}
+		}
+		a.close(s, false)
+		frontier = append(frontier[:0], s.added[mark:]...)
+	}
+	return nil
+}
+
+// Repair returns keep with the lines syntax needs added back. The caller's
+// mask is not modified. A mask whose length differs from the line count
+// gives an error wrapping ErrMaskLength.
+func (a *Analysis) Repair(ctx context.Context, keep []bool, opts ...Option) (Result, error) {
+	if len(keep) != len(a.lines) {
+		return Result{}, fmt.Errorf("repair: %d mask entries for %d lines: %w", len(keep), len(a.lines), ErrMaskLength)
+	}
+	cfg := newConfig(opts)
+	n := len(a.lines)
+	s := &state{keep: make([]bool, n), reason: make([]Reason, n), done: make([]bool, len(a.items))}
+	for i, k := range keep {
+		if k {
+			s.keep[i] = true
+			s.reason[i] = ReasonKept
+			s.queue = append(s.queue, int32(i))
+		}
+	}
+	if err := a.run(ctx, s, cfg); err != nil {
+		return Result{}, err
+	}
+	return Result{Keep: s.keep, Reason: s.reason, Added: len(s.added)}, nil
+}
+
+// Closure returns the lines, other than line itself, that repair adds when
+// line is the only kept line: the repair cost of taking that line. The
+// result is sorted.
+func (a *Analysis) Closure(ctx context.Context, line int, opts ...Option) ([]int, error) {
+	if line < 0 || line >= len(a.lines) {
+		return nil, fmt.Errorf("closure of line %d of %d: %w", line, len(a.lines), ErrLineRange)
+	}
+	cfg := newConfig(opts)
+	s := &state{sparse: map[int32]Reason{int32(line): ReasonKept}, sparseDone: map[int32]bool{}}
+	s.queue = append(s.queue, int32(line))
+	if err := a.run(ctx, s, cfg); err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, len(s.added))
+	for _, r := range s.added {
+		out = append(out, int(r))
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// Repair analyses text and repairs keep in one call; see Analysis.Repair.
+// For non-code text the mask comes back unchanged.
+func Repair(ctx context.Context, text string, lang syntax.Language, keep []bool, opts ...Option) (Result, error) {
+	a, err := Analyze(ctx, text, lang)
+	if err != nil {
+		return Result{}, err
+	}
+	return a.Repair(ctx, keep, opts...)
+}
+
+// Closure analyses text and returns the repair cost of line; see
+// Analysis.Closure.
+func Closure(ctx context.Context, text string, lang syntax.Language, line int, opts ...Option) ([]int, error) {
+	a, err := Analyze(ctx, text, lang)
+	if err != nil {
+		return nil, err
+	}
+	return a.Closure(ctx, line, opts...)
+}

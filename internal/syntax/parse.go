@@ -1,0 +1,233 @@
+package syntax
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/c"
+	"github.com/smacker/go-tree-sitter/cpp"
+	"github.com/smacker/go-tree-sitter/golang"
+	"github.com/smacker/go-tree-sitter/java"
+	"github.com/smacker/go-tree-sitter/javascript"
+	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/typescript/tsx"
+	"github.com/smacker/go-tree-sitter/typescript/typescript"
+)
+
+// MaxParseBytes is the largest text Parse accepts. tree-sitter addresses
+// bytes with 32-bit offsets, and the Go copy of a tree costs roughly ten
+// times the text size, so a bound keeps memory predictable.
+const MaxParseBytes = 64 << 20
+
+// ErrNotCode is returned when Parse is asked to parse Text.
+var ErrNotCode = errors.New("syntax: language is not code")
+
+// ErrTooLarge is returned when the text exceeds MaxParseBytes.
+var ErrTooLarge = errors.New("syntax: text too large to parse")
+
+// Node is one syntax node copied out of a tree-sitter tree. Nodes live in
+// Tree.Nodes in pre-order, so a node's subtree is the index range
+// [i, End).
+type Node struct {
+	// Type is the grammar's node type, e.g. "function_definition" or "{".
+	Type string
+	// Field is the field name under which the parent holds this node, or "".
+	Field string
+	// Parent is the index of the parent node, -1 for the root.
+	Parent int32
+	// End is one past the index of the last node in this subtree.
+	End int32
+	// StartByte and EndByte delimit the node's bytes in the source.
+	StartByte, EndByte uint32
+	// StartRow, StartCol, EndRow and EndCol are 0-based positions; rows
+	// count '\n' terminators exactly as the library's lines do.
+	StartRow, StartCol, EndRow, EndCol uint32
+	// Named is false for anonymous tokens such as punctuation and keywords.
+	Named bool
+	// Error marks ERROR nodes, Missing marks tokens the parser invented.
+	Error, Missing bool
+	// Leaf is true when the node has no children.
+	Leaf bool
+}
+
+// LastRow returns the last row that holds any of the node's bytes: a node
+// ending at column 0 of a row (it swallowed a newline) does not occupy it.
+func (n *Node) LastRow() int {
+	if n.EndCol == 0 && n.EndRow > n.StartRow {
+		return int(n.EndRow) - 1
+	}
+	return int(n.EndRow)
+}
+
+// Tree is a parsed text. It holds only Go memory; the tree-sitter objects
+// used to build it are released before Parse returns.
+type Tree struct {
+	// Lang is the language the text was parsed as.
+	Lang Language
+	// Nodes holds every node in pre-order; Nodes[0] is the root.
+	Nodes []Node
+	// Errors counts ERROR and MISSING nodes; zero means the text parsed
+	// cleanly.
+	Errors int
+}
+
+// Children returns the indices of the direct children of node i.
+func (t *Tree) Children(i int) []int {
+	var out []int
+	for c := i + 1; c < int(t.Nodes[i].End); c = int(t.Nodes[c].End) {
+		out = append(out, c)
+	}
+	return out
+}
+
+// Text returns the source bytes of node i.
+func (t *Tree) Text(src []byte, i int) string {
+	n := &t.Nodes[i]
+	if int(n.EndByte) > len(src) || n.StartByte > n.EndByte {
+		return ""
+	}
+	return string(src[n.StartByte:n.EndByte])
+}
+
+func sitterLanguage(l Language) *sitter.Language {
+	switch l {
+	case Python:
+		return python.GetLanguage()
+	case Go:
+		return golang.GetLanguage()
+	case JavaScript:
+		return javascript.GetLanguage()
+	case TypeScript:
+		return typescript.GetLanguage()
+	case TSX:
+		return tsx.GetLanguage()
+	case Java:
+		return java.GetLanguage()
+	case Rust:
+		return rust.GetLanguage()
+	case C:
+		return c.GetLanguage()
+	case CPP:
+		return cpp.GetLanguage()
+	}
+	return nil
+}
+
+// Parse parses src as lang and returns a Go copy of the syntax tree. The
+// tree-sitter parser, tree and cursor are closed before it returns, on
+// every path, because their C memory is invisible to Go's collector.
+// Cancelling ctx aborts the parse with ctx's error.
+func Parse(ctx context.Context, lang Language, src []byte) (*Tree, error) {
+	if !lang.IsCode() {
+		return nil, fmt.Errorf("parse %s: %w", lang, ErrNotCode)
+	}
+	if len(src) > MaxParseBytes {
+		return nil, fmt.Errorf("parse %d bytes: %w", len(src), ErrTooLarge)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	sl := sitterLanguage(lang)
+	parser := sitter.NewParser()
+	defer parser.Close()
+	parser.SetLanguage(sl)
+	tree, err := parser.ParseCtx(ctx, nil, src)
+	if err != nil {
+		if tree != nil {
+			tree.Close()
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, fmt.Errorf("parse: %w", ctxErr)
+		}
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	if tree == nil {
+		return nil, errors.New("parse: tree-sitter returned no tree")
+	}
+	defer tree.Close()
+	out := &Tree{Lang: lang}
+	copyTree(out, sl, tree)
+	return out, nil
+}
+
+// copyTree walks the tree with one cursor and copies every node. Symbol
+// names are looked up once per symbol instead of once per node because
+// each lookup crosses cgo and allocates.
+func copyTree(out *Tree, sl *sitter.Language, tree *sitter.Tree) {
+	root := tree.RootNode()
+	cur := sitter.NewTreeCursor(root)
+	defer cur.Close()
+	names := make(map[sitter.Symbol]string)
+	fields := make(map[string]string)
+	var stack []int32
+	for {
+		n := cur.CurrentNode()
+		idx := int32(len(out.Nodes))
+		var parent int32 = -1
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		sym := n.Symbol()
+		isErr := n.IsError()
+		typ, ok := names[sym]
+		if !ok {
+			if isErr {
+				typ = "ERROR"
+			} else {
+				typ = sl.SymbolName(sym)
+			}
+			names[sym] = typ
+		}
+		field := cur.CurrentFieldName()
+		if field != "" {
+			if f, ok := fields[field]; ok {
+				field = f
+			} else {
+				fields[field] = field
+			}
+		}
+		sp, ep := n.StartPoint(), n.EndPoint()
+		missing := n.IsMissing()
+		if isErr || missing {
+			out.Errors++
+		}
+		out.Nodes = append(out.Nodes, Node{
+			Type: typ, Field: field, Parent: parent, End: idx + 1,
+			StartByte: n.StartByte(), EndByte: n.EndByte(),
+			StartRow: sp.Row, StartCol: sp.Column, EndRow: ep.Row, EndCol: ep.Column,
+			Named: n.IsNamed(), Error: isErr, Missing: missing,
+			Leaf: n.ChildCount() == 0,
+		})
+		if cur.GoToFirstChild() {
+			stack = append(stack, idx)
+			continue
+		}
+		for {
+			if cur.GoToNextSibling() {
+				break
+			}
+			if !cur.GoToParent() {
+				fixEnds(out.Nodes)
+				return
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+// fixEnds computes each node's subtree end from the parent links: in
+// pre-order a node's subtree ends where the next node that is not its
+// descendant begins.
+func fixEnds(nodes []Node) {
+	for i := len(nodes) - 1; i >= 0; i-- {
+		if nodes[i].End < int32(i+1) {
+			nodes[i].End = int32(i + 1)
+		}
+		if p := nodes[i].Parent; p >= 0 && nodes[p].End < nodes[i].End {
+			nodes[p].End = nodes[i].End
+		}
+	}
+}
