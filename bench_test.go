@@ -1,0 +1,61 @@
+package pruner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// goSource returns about n tokens of real Go source from GOROOT.
+func goSource(b *testing.B, tokens int) string {
+	b.Helper()
+	root := runtime.GOROOT()
+	var sb strings.Builder
+	files, _ := filepath.Glob(filepath.Join(root, "src", "net", "http", "*.go"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		sb.Write(data)
+		if sb.Len() > tokens*4 {
+			break
+		}
+	}
+	if sb.Len() == 0 {
+		b.Skip("no Go sources under GOROOT")
+	}
+	return sb.String()
+}
+
+// BenchmarkPrune reports the end-to-end cost per 1K input tokens with the
+// tiny checkpoint, 2048-token windows: the cost per token should stay flat
+// as the text grows.
+func BenchmarkPrune(b *testing.B) {
+	p, err := Load(context.Background(), tinyDir("tiny-lamr"), WithMaxLength(2048))
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := goSource(b, 100_000)
+	toks := p.tok.Encode(src)
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		if n > len(toks) {
+			break
+		}
+		text := src[:toks[n-1].ByteEnd]
+		b.Run(fmt.Sprintf("tokens=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.Prune(context.Background(), "how are request headers parsed?", text); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(n)*1000, "ms/1Ktok")
+		})
+	}
+}

@@ -1,0 +1,39 @@
+// Package pruner cuts what a coding agent reads down to what matters for its
+// question.
+//
+// An agent reads a file, a grep or a test log, and it knows what it is
+// looking for ("how are retries scheduled?"). Prune takes that query and that
+// text and returns the relevant lines verbatim, every removed run folded
+// into one short placeholder, so the agent spends fewer tokens and is less
+// distracted:
+//
+//	p, err := pruner.Load(ctx, "path/to/checkpoint", pruner.WithThreshold(0.5))
+//	res, err := p.Prune(ctx, query, text)
+//	fmt.Print(res.Text)  // pruned text with placeholders
+//	res.Lines            // per input line: number, kept, score, why kept
+//	res.Score            // document-level relevance in [0,1]
+//
+// It is the in-process Go form of SWE-Pruner and LaMR: a Qwen3 encoder (on
+// GoMLX) reads query and text once, CRF heads score every token, token
+// scores are averaged into line scores, and a tree-sitter repair pass keeps
+// the output readable code. Published SWE-Pruner and LaMR checkpoints load
+// unmodified and reproduce the PyTorch reference.
+//
+// # Guarantees
+//
+// Every kept line is byte-identical to the input line with the same number
+// and lines keep their input order; Result.Lines and Result.Placeholders map
+// every output line back to the input. Lines end at "\n" (a "\r" before it
+// belongs to the terminator), as cat -n, git and editors count them. Any
+// text is accepted — invalid UTF-8, NUL bytes, megabytes, a single 50,000
+// character line — long texts are cut into overlapping windows whose token
+// scores are averaged. Prune is safe for concurrent use and honours context
+// cancellation between model batches. Nothing is ever downloaded.
+//
+// # Packages
+//
+// backbone holds the Qwen3 decoder and fusion block, crf the emission heads
+// and the linear-chain CRF, chunk the model input and window logic,
+// astrepair the syntax-aware repair and rendering, rubric the LaMR rubric
+// labels for training.
+package pruner

@@ -1,0 +1,166 @@
+// Command prune filters a text through a pruner model: pipe a file, a grep or
+// a log into it with the question you are asking, and it prints the lines
+// that matter, the rest folded into placeholders.
+//
+//	cat retry.py | prune -model ./checkpoint -q "how are retries scheduled?"
+//	prune -model ./checkpoint -q "where is the buffer grown?" -f builder.go
+//
+// Exit codes: 0 success, 1 runtime error, 2 usage error.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/prunekit/pruner"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitUsage   = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+type flags struct {
+	model, query, file, lang, decision string
+	threshold                          float64
+	compat, asJSON, numbers, noRepair  bool
+	keepFirst, keepLast                bool
+	maxLength                          int
+}
+
+func parse(args []string, stderr io.Writer) (*flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("prune", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout)")
+	fs.StringVar(&f.query, "q", "", "what you are looking for (required)")
+	fs.StringVar(&f.file, "f", "", "file to prune (default: standard input); its name helps detect the language")
+	fs.StringVar(&f.lang, "lang", "", "language override (python, go, js, ts, java, rust, c, cpp, text)")
+	fs.StringVar(&f.decision, "decision", "", "decision mode: prob, viterbi or marginal (default: by checkpoint)")
+	fs.Float64Var(&f.threshold, "threshold", 0.5, "keep lines scoring at least this")
+	fs.IntVar(&f.maxLength, "max-length", 8192, "model window length in tokens")
+	fs.BoolVar(&f.compat, "swepruner", false, "SWE-Pruner compatible output ((filtered N lines))")
+	fs.BoolVar(&f.asJSON, "json", false, "print the whole result as JSON")
+	fs.BoolVar(&f.numbers, "n", false, "prefix kept lines with their input line numbers (nl -ba style)")
+	fs.BoolVar(&f.noRepair, "no-repair", false, "skip the syntax-aware repair pass")
+	fs.BoolVar(&f.keepFirst, "keep-first", false, "always keep the first line")
+	fs.BoolVar(&f.keepLast, "keep-last", false, "always keep the last line")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if strings.TrimSpace(f.query) == "" {
+		return nil, errors.New("-q is required")
+	}
+	if f.model == "" {
+		return nil, errors.New("-model is required")
+	}
+	return &f, nil
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f, err := parse(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "prune: %v\n", err)
+		}
+		return exitUsage
+	}
+	var text []byte
+	if f.file != "" {
+		text, err = os.ReadFile(f.file)
+	} else {
+		text, err = io.ReadAll(stdin)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "prune: %v\n", err)
+		return exitRuntime
+	}
+	opts := []pruner.Option{
+		pruner.WithThreshold(f.threshold), pruner.WithMaxLength(f.maxLength),
+		pruner.WithKeepFirstLine(f.keepFirst), pruner.WithKeepLastLine(f.keepLast),
+		pruner.WithFileName(f.file), pruner.WithDecision(pruner.Decision(f.decision)),
+	}
+	if f.lang != "" {
+		opts = append(opts, pruner.WithLanguage(f.lang))
+	}
+	if f.noRepair {
+		opts = append(opts, pruner.WithRepair(false))
+	}
+	if f.compat {
+		opts = append(opts, pruner.WithSWEPrunerCompat())
+	}
+	p, err := pruner.Load(ctx, f.model, opts...)
+	if err != nil {
+		fmt.Fprintf(stderr, "prune: %v\n", err)
+		if errors.Is(err, pruner.ErrOption) {
+			return exitUsage
+		}
+		return exitRuntime
+	}
+	res, err := p.Prune(ctx, f.query, string(text))
+	if err != nil {
+		fmt.Fprintf(stderr, "prune: %v\n", err)
+		return exitRuntime
+	}
+	switch {
+	case f.asJSON:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintf(stderr, "prune: %v\n", err)
+			return exitRuntime
+		}
+	case f.numbers && !f.compat:
+		io.WriteString(stdout, numbered(res))
+	default:
+		io.WriteString(stdout, res.Text)
+	}
+	kept := len(res.KeptLines())
+	fmt.Fprintf(stderr, "prune: %s kept %d of %d lines, %d of %d tokens (score %.3f)\n",
+		res.Scorer, kept, len(res.Lines), res.Tokens.Kept, res.Tokens.Input, res.Score)
+	return exitOK
+}
+
+// numbered prefixes every output line with its input line number as nl -ba
+// does; placeholders get a blank number column.
+func numbered(res *pruner.Result) string {
+	ph := map[int]bool{}
+	for _, p := range res.Placeholders {
+		ph[p.OutputLine] = true
+	}
+	kept := res.KeptLines()
+	var b strings.Builder
+	next := 0
+	lines := strings.SplitAfter(res.Text, "\n")
+	for i, l := range lines {
+		if l == "" && i == len(lines)-1 {
+			break
+		}
+		if ph[i+1] || next >= len(kept) {
+			fmt.Fprintf(&b, "%6s\t%s", "", l)
+			continue
+		}
+		fmt.Fprintf(&b, "%6d\t%s", kept[next], l)
+		next++
+	}
+	return b.String()
+}

@@ -1,0 +1,223 @@
+package pruner
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/prunekit/pruner/chunk"
+)
+
+// Decision selects how per-token model outputs become keep scores.
+type Decision string
+
+// Decision modes (SPEC §3). The checkpoint kind picks the default: Prob for
+// SWE-Pruner checkpoints, Viterbi for LaMR checkpoints with a final CRF.
+const (
+	// DecisionDefault lets the checkpoint choose.
+	DecisionDefault Decision = ""
+	// Prob scores a token with sigmoid(keep − prune) of its (fused) emissions.
+	Prob Decision = "prob"
+	// Viterbi scores a token 0 or 1 from the CRF's best path, as the LaMR fork does.
+	Viterbi Decision = "viterbi"
+	// Marginal scores a token with its CRF posterior keep probability
+	// (forward-backward): smooth scores that respect the transition prior.
+	Marginal Decision = "marginal"
+)
+
+// Renderer selects how the kept lines are written out.
+type Renderer string
+
+// Renderers.
+const (
+	// RenderPlaceholders folds every removed run into one placeholder line in
+	// the language's comment syntax (SPEC §5).
+	RenderPlaceholders Renderer = "placeholders"
+	// RenderSWEPruner reproduces the SWE-Pruner service's pruned_code byte for
+	// byte: "(filtered N lines)" runs, one-line gap filling, blank lines
+	// dropped, Python splitlines numbering.
+	RenderSWEPruner Renderer = "swepruner"
+)
+
+// ErrOption is wrapped by errors from invalid options.
+var ErrOption = errors.New("invalid option")
+
+// config holds every setting of a Pruner; Options edit it.
+type config struct {
+	threshold     float64
+	overlap       int
+	maxLength     int
+	keepFirst     bool
+	keepLast      bool
+	repair        bool
+	repairSet     bool
+	language      string
+	fileName      string
+	instruction   string
+	budgetInstr   string // instruction used to size windows ("" = instruction)
+	backend       string
+	batchSize     int
+	decision      Decision
+	renderer      Renderer
+	maxInputBytes int
+}
+
+func defaultConfig() config {
+	return config{
+		threshold:   0.5,
+		overlap:     chunk.DefaultOverlap,
+		maxLength:   8192,
+		repair:      true,
+		instruction: chunk.DefaultInstruction,
+		batchSize:   4,
+		renderer:    RenderPlaceholders,
+	}
+}
+
+// Option configures a Pruner. Options are checked when applied; an invalid
+// value makes Load or With return an error wrapping ErrOption.
+type Option func(*config) error
+
+// WithThreshold sets the keep threshold on line scores (default 0.5): a line
+// is kept by the model when its score is at least t.
+func WithThreshold(t float64) Option {
+	return func(c *config) error {
+		if math.IsNaN(t) || t < 0 || t > 1 {
+			return fmt.Errorf("%w: threshold %v outside [0,1]", ErrOption, t)
+		}
+		c.threshold = t
+		return nil
+	}
+}
+
+// WithOverlap sets how many tokens consecutive windows share (default 50).
+func WithOverlap(tokens int) Option {
+	return func(c *config) error {
+		if tokens < 0 {
+			return fmt.Errorf("%w: overlap %d < 0", ErrOption, tokens)
+		}
+		c.overlap = tokens
+		return nil
+	}
+}
+
+// WithMaxLength sets the model's maximum input length in tokens, prompt
+// included (default 8192, as the SWE-Pruner service). Longer texts are cut
+// into overlapping windows.
+func WithMaxLength(tokens int) Option {
+	return func(c *config) error {
+		if tokens < 256 {
+			return fmt.Errorf("%w: max length %d < 256 tokens leaves no room for text", ErrOption, tokens)
+		}
+		c.maxLength = tokens
+		return nil
+	}
+}
+
+// WithKeepFirstLine always keeps the first line (SWE-Pruner's
+// always_keep_first_frags).
+func WithKeepFirstLine(keep bool) Option {
+	return func(c *config) error { c.keepFirst = keep; return nil }
+}
+
+// WithKeepLastLine always keeps the last line (useful for logs, whose tail
+// holds the verdict).
+func WithKeepLastLine(keep bool) Option {
+	return func(c *config) error { c.keepLast = keep; return nil }
+}
+
+// WithRepair turns the syntax-aware repair pass on or off (default on; off
+// in SWE-Pruner rendering).
+func WithRepair(on bool) Option {
+	return func(c *config) error { c.repair, c.repairSet = on, true; return nil }
+}
+
+// WithLanguage overrides language detection ("python", "go", "js", ...;
+// "text" for non-code).
+func WithLanguage(lang string) Option {
+	return func(c *config) error { c.language = lang; return nil }
+}
+
+// WithFileName gives a file name whose extension helps detect the language.
+func WithFileName(name string) Option {
+	return func(c *config) error { c.fileName = name; return nil }
+}
+
+// WithInstruction replaces the instruction in the model prompt (default
+// "Given a query, judge if the document(code) is related to query.").
+func WithInstruction(s string) Option {
+	return func(c *config) error {
+		if s == "" {
+			return fmt.Errorf("%w: empty instruction", ErrOption)
+		}
+		c.instruction = s
+		return nil
+	}
+}
+
+// WithBackend picks the GoMLX backend: "go" (pure Go, the default), "xla"
+// (needs the xla build tag and an installed PJRT plugin) or "auto".
+func WithBackend(name string) Option {
+	return func(c *config) error { c.backend = name; return nil }
+}
+
+// WithBatchSize sets how many windows of one call go through the model
+// together (default 4).
+func WithBatchSize(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("%w: batch size %d < 1", ErrOption, n)
+		}
+		c.batchSize = n
+		return nil
+	}
+}
+
+// WithDecision selects the decision mode (Prob, Viterbi, Marginal).
+func WithDecision(d Decision) Option {
+	return func(c *config) error {
+		switch d {
+		case DecisionDefault, Prob, Viterbi, Marginal:
+			c.decision = d
+			return nil
+		}
+		return fmt.Errorf("%w: unknown decision mode %q", ErrOption, d)
+	}
+}
+
+// WithRenderer selects the output format (default RenderPlaceholders).
+func WithRenderer(r Renderer) Option {
+	return func(c *config) error {
+		switch r {
+		case RenderPlaceholders, RenderSWEPruner:
+			c.renderer = r
+			return nil
+		}
+		return fmt.Errorf("%w: unknown renderer %q", ErrOption, r)
+	}
+}
+
+// WithSWEPrunerCompat reproduces the SWE-Pruner service exactly: its
+// renderer and line numbering, no repair, and windows sized with the
+// service's shorter budgeting instruction (so full windows lose their last
+// token, as in the reference).
+func WithSWEPrunerCompat() Option {
+	return func(c *config) error {
+		c.renderer = RenderSWEPruner
+		c.repair, c.repairSet = false, true
+		c.budgetInstr = chunk.BudgetInstruction
+		return nil
+	}
+}
+
+// WithMaxInputBytes rejects texts longer than n bytes with ErrInputTooLarge
+// (default 0: no limit; long texts are just more windows).
+func WithMaxInputBytes(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("%w: max input bytes %d < 0", ErrOption, n)
+		}
+		c.maxInputBytes = n
+		return nil
+	}
+}

@@ -1,0 +1,225 @@
+package pruner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/prunekit/pruner/astrepair"
+	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/swecompat"
+	"github.com/prunekit/pruner/internal/syntax"
+)
+
+// Prune keeps the lines of text that matter for query and folds the rest
+// into placeholders. Kept lines are byte-identical to the input and in input
+// order. It is safe for concurrent use and stops between model batches when
+// ctx is cancelled, returning ctx.Err().
+//
+// An empty text gives an empty Result; a blank query returns the text whole,
+// with the reason in Result.Unpruned.
+func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, err error) {
+	defer recoverTo(&err)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if p.cfg.maxInputBytes > 0 && len(text) > p.cfg.maxInputBytes {
+		return nil, fmt.Errorf("pruner: %w: %d bytes > limit %d", ErrInputTooLarge, len(text), p.cfg.maxInputBytes)
+	}
+	if isBlank(query) {
+		return p.unpruned(text, "empty query"), nil
+	}
+	if text == "" {
+		return &Result{Scorer: p.kind}, nil
+	}
+	ts, err := p.scoreTokens(ctx, query, text)
+	if err != nil {
+		return nil, err
+	}
+	if p.cfg.renderer == RenderSWEPruner {
+		res = p.renderCompat(text, ts)
+	} else {
+		res, err = p.renderLibrary(ctx, text, ts)
+		if err != nil {
+			return nil, err
+		}
+	}
+	res.Score = ts.doc
+	res.Scorer = p.kind
+	res.Windows = ts.windows
+	res.Notes = append(res.Notes, ts.notes...)
+	res.Tokens = TokenCounts{Input: ts.inputToks, ModelInput: ts.modelToks, Kept: len(p.tok.Encode(res.Text))}
+	return res, nil
+}
+
+// unpruned returns text whole with the reason.
+func (p *Pruner) unpruned(text, why string) *Result {
+	res := &Result{Text: text, Scorer: p.kind, Unpruned: why}
+	for _, l := range chunk.SplitLines(text) {
+		res.Lines = append(res.Lines, Line{Number: l.Number, Kept: true, Reason: ReasonUnpruned})
+	}
+	n := len(p.tok.Encode(text))
+	res.Tokens = TokenCounts{Input: n, Kept: n}
+	return res
+}
+
+// renderCompat reproduces the SWE-Pruner service: Python splitlines
+// numbering, its character aggregation quirks and its renderer.
+func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
+	spans := make([][2]int, len(ts.spans))
+	scores := make([]float64, len(ts.spans))
+	for i, s := range ts.spans {
+		spans[i] = [2]int{s.Start, s.End}
+		scores[i] = s.Score
+	}
+	lineScores := swecompat.AggregateLines(text, spans, scores)
+	kept, pruned := swecompat.PruneLines(text, lineScores, p.cfg.threshold, p.cfg.keepFirst)
+	res := &Result{Text: pruned}
+	n := len(swecompat.SplitLines(text))
+	res.Lines = make([]Line, n)
+	for i := range res.Lines {
+		num := i + 1
+		s, ok := lineScores[num]
+		l := Line{Number: num, Score: s}
+		if _, found := slices.BinarySearch(kept, num); found {
+			l.Kept = true
+			switch {
+			case ok && s >= p.cfg.threshold:
+				l.Reason = ReasonModel
+			case num == 1 && p.cfg.keepFirst:
+				l.Reason = ReasonAlwaysKeep
+			default:
+				l.Reason = ReasonGap
+			}
+		}
+		res.Lines[i] = l
+	}
+	return res
+}
+
+// renderLibrary is the library's own path: lines split on "\n", character
+// weighted line scores, threshold, repair and placeholder rendering.
+func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores) (*Result, error) {
+	lines := chunk.SplitLines(text)
+	scores, covered := chunk.LineScores(text, lines, chunk.SpansToBytes(text, ts.spans))
+	res := &Result{Lines: make([]Line, len(lines))}
+	keep := make([]bool, len(lines))
+	for i := range lines {
+		res.Lines[i] = Line{Number: i + 1, Score: scores[i]}
+		if covered[i] && scores[i] >= p.cfg.threshold {
+			keep[i] = true
+			res.Lines[i].Reason = ReasonModel
+		}
+	}
+	always := func(i int) {
+		if i >= 0 && i < len(keep) && !keep[i] {
+			keep[i] = true
+			res.Lines[i].Reason = ReasonAlwaysKeep
+		}
+	}
+	if p.cfg.keepFirst {
+		always(0)
+	}
+	if p.cfg.keepLast {
+		always(len(keep) - 1)
+	}
+	lang, err := p.language(text)
+	if err != nil {
+		return nil, err
+	}
+	res.Language = string(lang)
+	a, err := astrepair.Analyze(ctx, text, lang)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// A text the parser refuses (e.g. too large) is still rendered, in
+		// the language's comment syntax but without repair.
+		res.Notes = append(res.Notes, fmt.Sprintf("syntax pass skipped: %v", err))
+		a = nil
+	}
+	if p.cfg.repair && a != nil && lang != syntax.Text {
+		rep, err := a.Repair(ctx, keep)
+		if err != nil {
+			return nil, fmt.Errorf("pruner: repair: %w", err)
+		}
+		for i, k := range rep.Keep {
+			if k && !keep[i] {
+				keep[i] = true
+				res.Lines[i].Reason = repairReason(rep.Reason[i])
+			}
+		}
+	}
+	bridgeBlankLines(text, lines, keep, res.Lines)
+	for i := range keep {
+		res.Lines[i].Kept = keep[i]
+	}
+	var r astrepair.Rendered
+	if a != nil {
+		r = a.Render(keep)
+	} else {
+		r = astrepair.Render(text, lang, keep)
+	}
+	res.Text = r.Text
+	for _, ph := range r.Placeholders {
+		res.Placeholders = append(res.Placeholders, Placeholder{OutputLine: ph.OutputLine + 1, FirstLine: ph.FirstLine, LastLine: ph.LastLine})
+	}
+	return res, nil
+}
+
+// bridgeBlankLines keeps blank lines whose nearest non-blank neighbours on
+// both sides are kept: folding them would cost a placeholder line to save
+// an empty one.
+func bridgeBlankLines(text string, lines []chunk.Line, keep []bool, out []Line) {
+	lastKept := false // the last non-blank line before i is kept
+	for i := 0; i < len(lines); {
+		if !isBlank(text[lines[i].Start:lines[i].End]) {
+			lastKept = keep[i]
+			i++
+			continue
+		}
+		j := i
+		for j < len(lines) && isBlank(text[lines[j].Start:lines[j].End]) {
+			j++
+		}
+		if lastKept && j < len(lines) && keep[j] {
+			for b := i; b < j; b++ {
+				if !keep[b] {
+					keep[b] = true
+					out[b].Reason = ReasonBlank
+				}
+			}
+		}
+		i = j
+	}
+}
+
+// language resolves the override, else detects from content and file name.
+func (p *Pruner) language(text string) (syntax.Language, error) {
+	if p.cfg.language != "" {
+		lang, err := syntax.ParseLanguage(p.cfg.language)
+		if err != nil {
+			return "", fmt.Errorf("pruner: %w: %w", ErrOption, err)
+		}
+		return lang, nil
+	}
+	return syntax.Detect(text, p.cfg.fileName), nil
+}
+
+func repairReason(r astrepair.Reason) Reason {
+	switch r {
+	case astrepair.ReasonScope:
+		return ReasonScope
+	case astrepair.ReasonControl:
+		return ReasonControl
+	case astrepair.ReasonDependency:
+		return ReasonDependency
+	case astrepair.ReasonBracket:
+		return ReasonBracket
+	case astrepair.ReasonStatement:
+		return ReasonStatement
+	case astrepair.ReasonReturn:
+		return ReasonReturn
+	}
+	return Reason(r.String())
+}

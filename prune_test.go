@@ -1,0 +1,269 @@
+package pruner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/chunk"
+)
+
+var (
+	sharedOnce   sync.Once
+	sharedPruner *Pruner
+	sharedErr    error
+)
+
+// tinyPruner loads tiny-lamr once per test binary; Pruners are immutable and
+// safe to share.
+func tinyPruner(t testing.TB) *Pruner {
+	t.Helper()
+	sharedOnce.Do(func() {
+		sharedPruner, sharedErr = Load(context.Background(), tinyDir("tiny-lamr"), WithMaxLength(512))
+	})
+	require.NoError(t, sharedErr)
+	return sharedPruner
+}
+
+// checkInvariants asserts the contract of a Result against its input: every
+// kept line appears verbatim and in order, placeholders account for every
+// removed line, and output lines map back to input lines.
+func checkInvariants(t testing.TB, text string, res *Result) {
+	t.Helper()
+	lines := chunk.SplitLines(text)
+	require.Len(t, res.Lines, len(lines))
+	var removed []int
+	for i, l := range res.Lines {
+		require.Equal(t, i+1, l.Number)
+		if !l.Kept {
+			removed = append(removed, l.Number)
+			require.Equal(t, ReasonNone, l.Reason)
+		} else {
+			require.NotEqual(t, ReasonNone, l.Reason, "kept line %d has no reason", l.Number)
+		}
+	}
+	// Placeholders: in output order, disjoint, covering exactly the removed lines.
+	var covered []int
+	prevOut, prevLast := 0, 0
+	for _, ph := range res.Placeholders {
+		require.Greater(t, ph.OutputLine, prevOut)
+		require.Greater(t, ph.FirstLine, prevLast)
+		require.LessOrEqual(t, ph.FirstLine, ph.LastLine)
+		for n := ph.FirstLine; n <= ph.LastLine; n++ {
+			covered = append(covered, n)
+		}
+		prevOut, prevLast = ph.OutputLine, ph.LastLine
+	}
+	require.Equal(t, removed, covered, "placeholders must cover exactly the removed lines")
+
+	// Walk the output: placeholder lines are skipped, every other output
+	// line is the next kept input line, byte for byte (terminator included
+	// except possibly on the very last line).
+	out := chunk.SplitLines(res.Text)
+	isPh := map[int]bool{}
+	for _, ph := range res.Placeholders {
+		isPh[ph.OutputLine] = true
+	}
+	next := 0
+	for _, ol := range out {
+		if isPh[ol.Number] {
+			continue
+		}
+		for next < len(lines) && !res.Lines[next].Kept {
+			next++
+		}
+		require.Less(t, next, len(lines), "output line %d has no input line", ol.Number)
+		in := lines[next]
+		require.Equal(t, text[in.Start:in.End], res.Text[ol.Start:ol.End], "output line %d vs input line %d", ol.Number, in.Number)
+		next++
+	}
+	for ; next < len(lines); next++ {
+		require.False(t, res.Lines[next].Kept, "kept input line %d missing from output", next+1)
+	}
+}
+
+func TestPruneProperties(t *testing.T) {
+	p := tinyPruner(t)
+	long := strings.Repeat("x", 50_000)
+	tests := []struct{ name, query, text string }{
+		{"python", "where is the retry delay computed?", "import time\n\ndef retry(fn, n=3):\n    for i in range(n):\n        try:\n            return fn()\n        except Exception:\n            time.sleep(2 ** i)\n    raise RuntimeError('gave up')\n"},
+		{"crlf", "what does main print?", "package main\r\n\r\nimport \"fmt\"\r\n\r\nfunc main() {\r\n\tfmt.Println(\"hi\")\r\n}\r\n"},
+		{"lone cr", "progress", "step 1\rstep 2\rstep 3\ndone\n"},
+		{"invalid utf8", "bytes", "ok line\n\xff\xfe broken \xc3\x28\nlast \x80"},
+		{"nul bytes", "nul", "a\x00b\n\x00\x00\x00\nc\n"},
+		{"tabs", "indent", "\tfoo()\n\t\tbar()\n\t}\n"},
+		{"long line", "x", "first\n" + long + "\nlast"},
+		{"empty text", "anything", ""},
+		{"only newlines", "q", "\n\n\n"},
+		{"no final newline", "q", "a\nb"},
+		{"empty query", "", "keep\nall\n"},
+		{"blank query", " \t\n", "keep\nall\n"},
+		{"special tokens in text", "q", "<|im_end|>\n<|im_start|>assistant\n<think>\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := p.Prune(context.Background(), tc.query, tc.text)
+			require.NoError(t, err)
+			checkInvariants(t, tc.text, res)
+			if isBlank(tc.query) {
+				assert.Equal(t, tc.text, res.Text)
+				assert.NotEmpty(t, res.Unpruned)
+			}
+		})
+	}
+}
+
+func randomText(r *rand.Rand) string {
+	pieces := []string{"def f(x):\n", "    return x\n", "\r\n", "\r", "\n", "\t", "\x00", "\xff", "é", "日本", "<|im_end|>",
+		"if err != nil {\n", "}\n", "    ", "# comment\n", "x = [1,\n", "2]\n", "\"\"\"doc\n", "ERROR: failed\n"}
+	var b strings.Builder
+	for n := r.Intn(40); n > 0; n-- {
+		b.WriteString(pieces[r.Intn(len(pieces))])
+	}
+	return b.String()
+}
+
+func TestPruneRandomTexts(t *testing.T) {
+	p := tinyPruner(t)
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 40; i++ {
+		text := randomText(r)
+		res, err := p.Prune(context.Background(), "what fails?", text)
+		require.NoError(t, err, "text %q", text)
+		checkInvariants(t, text, res)
+	}
+}
+
+func FuzzPrune(f *testing.F) {
+	f.Add("how?", "def f():\n    return 1\n")
+	f.Add("q", "a\r\nb\rc\x00\xff\n")
+	f.Add("", "x")
+	f.Add("<|im_end|>", "<think>\n</think>")
+	p := tinyPruner(f)
+	f.Fuzz(func(t *testing.T, query, text string) {
+		if len(text) > 4096 || len(query) > 512 {
+			return
+		}
+		res, err := p.Prune(context.Background(), query, text)
+		require.NoError(t, err)
+		checkInvariants(t, text, res)
+	})
+}
+
+// TestConcurrentPrune runs 32 Prune calls at once (meant for -race) and
+// requires the results of sequential calls.
+func TestConcurrentPrune(t *testing.T) {
+	p := tinyPruner(t)
+	r := rand.New(rand.NewSource(7))
+	texts := make([]string, 32)
+	for i := range texts {
+		texts[i] = randomText(r) + fmt.Sprintf("\nline %d\n", i)
+	}
+	want := make([]*Result, len(texts))
+	for i, text := range texts {
+		var err error
+		want[i], err = p.Prune(context.Background(), "what fails?", text)
+		require.NoError(t, err)
+	}
+	got := make([]*Result, len(texts))
+	errs := make([]error, len(texts))
+	var wg sync.WaitGroup
+	for i := range texts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = p.Prune(context.Background(), "what fails?", texts[i])
+		}()
+	}
+	wg.Wait()
+	for i := range texts {
+		require.NoError(t, errs[i])
+		assert.Equal(t, want[i], got[i], "text %d", i)
+	}
+}
+
+func TestPruneCancelled(t *testing.T) {
+	p := tinyPruner(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := p.Prune(ctx, "q", "text\n")
+	require.ErrorIs(t, err, context.Canceled)
+
+	// A long text is many batches; cancelling mid-way stops between batches.
+	text := strings.Repeat("def handler(request):\n    return process(request.body)\n", 4000)
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	_, err = p.Prune(ctx, "how are requests processed?", text)
+	require.True(t, errors.Is(err, context.Canceled), "got %v", err)
+}
+
+func TestOptionsValidation(t *testing.T) {
+	p := tinyPruner(t)
+	for _, o := range []Option{WithThreshold(-0.1), WithThreshold(1.5), WithOverlap(-1), WithMaxLength(10),
+		WithBatchSize(0), WithDecision("argmax"), WithRenderer("html"), WithInstruction(""), WithMaxInputBytes(-5)} {
+		_, err := p.With(o)
+		require.ErrorIs(t, err, ErrOption)
+	}
+	q, err := p.With(WithMaxInputBytes(4))
+	require.NoError(t, err)
+	_, err = q.Prune(context.Background(), "q", "12345")
+	require.ErrorIs(t, err, ErrInputTooLarge)
+	_, err = p.With(WithLanguage("klingon"))
+	require.NoError(t, err) // checked when used
+	q, _ = p.With(WithLanguage("klingon"))
+	_, err = q.Prune(context.Background(), "q", "x = 1\n")
+	require.ErrorIs(t, err, ErrOption)
+}
+
+func TestLoadErrors(t *testing.T) {
+	ctx := context.Background()
+	_, err := Load(ctx, "")
+	require.ErrorIs(t, err, ErrBadCheckpoint)
+	_, err = Load(ctx, t.TempDir())
+	require.ErrorIs(t, err, ErrBadCheckpoint)
+	_, err = Load(ctx, tinyDir("tiny-lamr"), WithBackend("quantum"))
+	require.ErrorIs(t, err, ErrUnsupportedBackend)
+	_, err = Load(ctx, tinyDir("tiny-swepruner"), WithDecision(Viterbi))
+	require.NoError(t, err, "SWE-Pruner checkpoints carry a CRF too")
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = Load(cctx, tinyDir("tiny-lamr"))
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestDecisionModes(t *testing.T) {
+	p := tinyPruner(t)
+	text := "import os\n\ndef which(cmd):\n    path = os.environ.get('PATH')\n    for d in path.split(os.pathsep):\n        if os.path.exists(os.path.join(d, cmd)):\n            return d\n    return None\n"
+	for _, d := range []Decision{Prob, Viterbi, Marginal} {
+		q, err := p.With(WithDecision(d), WithRepair(false))
+		require.NoError(t, err)
+		res, err := q.Prune(context.Background(), "how is PATH searched?", text)
+		require.NoError(t, err)
+		checkInvariants(t, text, res)
+		for _, l := range res.Lines {
+			require.GreaterOrEqual(t, l.Score, 0.0)
+			require.LessOrEqual(t, l.Score, 1.0)
+		}
+		ts, err := q.scoreTokens(context.Background(), "how is PATH searched?", text)
+		require.NoError(t, err)
+		fractional := 0
+		for _, s := range ts.spans {
+			if s.Score != 0 && s.Score != 1 {
+				fractional++
+			}
+		}
+		if d == Viterbi {
+			require.Zero(t, fractional, "Viterbi token scores are 0 or 1")
+		} else {
+			require.Equal(t, len(ts.spans), fractional, "%s token scores are probabilities", d)
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package pruner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/crf"
+	"github.com/prunekit/pruner/internal/backend"
+	"github.com/prunekit/pruner/internal/skimmer"
+	"github.com/prunekit/pruner/internal/tokenizer"
+)
+
+// Sentinel errors callers can branch on with errors.Is.
+var (
+	// ErrBadCheckpoint: the checkpoint folder is missing, damaged or of an
+	// unsupported layout.
+	ErrBadCheckpoint = errors.New("bad checkpoint")
+	// ErrUnsupportedBackend: the requested GoMLX backend is not available.
+	ErrUnsupportedBackend = errors.New("unsupported backend")
+	// ErrInputTooLarge: the text exceeds WithMaxInputBytes.
+	ErrInputTooLarge = errors.New("input too large")
+)
+
+// Pruner prunes texts against queries with one loaded model. It is safe for
+// concurrent use; the weights are shared by all calls and by Pruners derived
+// with With.
+type Pruner struct {
+	cfg    config
+	model  *skimmer.Model
+	tok    *tokenizer.Tokenizer
+	params crf.Params // final CRF (Viterbi, Marginal); zero when absent
+	hasCRF bool
+	kind   string
+	prefix []int32
+	suffix []int32
+}
+
+// Load reads a SWE-Pruner or LaMR checkpoint folder (config.json,
+// model.safetensors and, optionally, the Qwen tokenizer files; the embedded
+// Qwen3 tokenizer is used when they are absent) and returns a Pruner. Nothing
+// is downloaded.
+func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, fmt.Errorf("pruner: %w", err)
+		}
+	}
+	if dir == "" {
+		return nil, fmt.Errorf("pruner: %w: no checkpoint folder given", ErrBadCheckpoint)
+	}
+	b, err := backend.New(cfg.backend)
+	if err != nil {
+		return nil, fmt.Errorf("pruner: %w: %w", ErrUnsupportedBackend, err)
+	}
+	model, err := skimmer.Load(dir, b)
+	if err != nil {
+		return nil, fmt.Errorf("pruner: %w: %s: %w", ErrBadCheckpoint, dir, err)
+	}
+	tok, err := loadTokenizer(dir)
+	if err != nil {
+		return nil, fmt.Errorf("pruner: %w: %w", ErrBadCheckpoint, err)
+	}
+	mc := model.Config()
+	if tok.VocabSize() > mc.Backbone.VocabSize {
+		return nil, fmt.Errorf("pruner: %w: tokenizer has %d tokens but the embedding only %d rows",
+			ErrBadCheckpoint, tok.VocabSize(), mc.Backbone.VocabSize)
+	}
+	p := &Pruner{cfg: cfg, model: model, tok: tok, kind: "swe-pruner"}
+	if mc.NumRubrics > 1 {
+		p.kind = "lamr"
+	}
+	if w := model.FinalCRF; len(w.Transitions) > 0 {
+		p.params, err = crf.NewParams(w.Transitions, w.Start, w.End, 2)
+		if err != nil {
+			return nil, fmt.Errorf("pruner: %w: final CRF: %w", ErrBadCheckpoint, err)
+		}
+		p.hasCRF = true
+	}
+	p.prefix, p.suffix = chunk.DefaultPrefixIDs(), chunk.DefaultSuffixIDs()
+	if err := p.checkDecision(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// With returns a Pruner that shares p's model and applies opts on top of p's
+// options (for instance a per-request threshold). The backend cannot change.
+func (p *Pruner) With(opts ...Option) (*Pruner, error) {
+	q := *p
+	for _, o := range opts {
+		if err := o(&q.cfg); err != nil {
+			return nil, fmt.Errorf("pruner: %w", err)
+		}
+	}
+	if q.cfg.backend != p.cfg.backend {
+		return nil, fmt.Errorf("pruner: %w: the backend is fixed at Load", ErrOption)
+	}
+	if err := q.checkDecision(); err != nil {
+		return nil, err
+	}
+	return &q, nil
+}
+
+func (p *Pruner) checkDecision() error {
+	d := p.decision()
+	if (d == Viterbi || d == Marginal) && !p.hasCRF {
+		return fmt.Errorf("pruner: %w: decision %q needs a CRF, and this checkpoint has none", ErrOption, d)
+	}
+	return nil
+}
+
+// decision resolves DecisionDefault from the checkpoint kind: LaMR
+// checkpoints decode with their final CRF as the fork does, SWE-Pruner
+// checkpoints use keep probabilities as the original service does.
+func (p *Pruner) decision() Decision {
+	if p.cfg.decision != DecisionDefault {
+		return p.cfg.decision
+	}
+	if p.kind == "lamr" && p.hasCRF {
+		return Viterbi
+	}
+	return Prob
+}
+
+// Kind names the checkpoint kind: "swe-pruner" (one rubric) or "lamr"
+// (semantic and dependency rubrics with gating).
+func (p *Pruner) Kind() string { return p.kind }
+
+func loadTokenizer(dir string) (*tokenizer.Tokenizer, error) {
+	if _, err := os.Stat(filepath.Join(dir, "vocab.json")); err == nil {
+		return tokenizer.Load(dir)
+	}
+	return tokenizer.Qwen3()
+}
+
+// encode adapts the tokenizer's tokens to the chunk package's.
+func (p *Pruner) encode(text string) []chunk.Token {
+	toks := p.tok.Encode(text)
+	out := make([]chunk.Token, len(toks))
+	for i, t := range toks {
+		out[i] = chunk.Token{ID: t.ID, Start: t.Start, End: t.End, ByteStart: t.ByteStart, ByteEnd: t.ByteEnd}
+	}
+	return out
+}
+
+// recoverTo turns a panic inside the library into an error so that none
+// escapes the API.
+func recoverTo(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("pruner: internal error: %v", r)
+	}
+}
+
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
