@@ -501,6 +501,8 @@ func (b *builder) linkCompanions() {
 				for _, s := range a.items[p].skel {
 					a.items[idx].skel = append(a.items[idx].skel, skelRow{row: s.row, reason: ReasonScope})
 				}
+				// An attribute cannot end a block, so it brings its item.
+				a.items[p].skel = append(a.items[p].skel, skelRow{row: a.items[idx].start, reason: ReasonScope})
 			}
 			pending = pending[:0]
 		}

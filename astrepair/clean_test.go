@@ -165,3 +165,37 @@ func assertKeptVerbatim(t testing.TB, text string, keep []bool, out Rendered) {
 	}
 	assert.Equal(t, len(got), o)
 }
+
+// TestSingleLineClosuresParseClean keeps one line at a time, the hardest
+// case for repair since nothing around the line is kept by the model.
+func TestSingleLineClosuresParseClean(t *testing.T) {
+	ctx := context.Background()
+	for _, file := range cleanFixtures(t) {
+		src, err := os.ReadFile(file)
+		require.NoError(t, err)
+		text := string(src)
+		lang := syntax.Detect(text, file)
+		a, err := Analyze(ctx, text, lang)
+		require.NoError(t, err)
+		step := 1 + a.Lines()/150
+		if testing.Short() {
+			step *= 4
+		}
+		failures := 0
+		for line := 0; line < a.Lines(); line += step {
+			keep := make([]bool, a.Lines())
+			keep[line] = true
+			res, err := a.Repair(ctx, keep)
+			require.NoError(t, err)
+			out := a.Render(res.Keep)
+			tree, err := syntax.Parse(ctx, lang, []byte(out.Text))
+			require.NoError(t, err)
+			if tree.Errors > 0 {
+				failures++
+				if failures <= 2 {
+					t.Errorf("%s: keeping line %d alone: %d parse errors:\n%s", file, line+1, tree.Errors, firstError(tree, out.Text))
+				}
+			}
+		}
+	}
+}

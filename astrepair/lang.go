@@ -118,8 +118,9 @@ func containersFor(l syntax.Language) map[string]containerSpec {
 }
 
 // attachedPrefix lists item types that belong to the item after them even
-// though the grammar makes them siblings (Rust attributes).
-var attachedPrefix = set("attribute_item", "inner_attribute_item")
+// though the grammar makes them siblings (Rust attributes, decorators in
+// JavaScript class bodies).
+var attachedPrefix = set("attribute_item", "decorator", "annotation", "marker_annotation")
 
 // kind classifies items for the reasons recorded on added lines.
 type kind uint8
