@@ -60,6 +60,7 @@ type config struct {
 	decision      Decision
 	renderer      Renderer
 	maxInputBytes int
+	budget        budget
 }
 
 func defaultConfig() config {
@@ -221,3 +222,56 @@ func WithMaxInputBytes(n int) Option {
 		return nil
 	}
 }
+
+// WithTokenBudget replaces the threshold by a budget: lines are taken by
+// score, each with the lines its repair pulls in, while the kept lines'
+// tokens stay within n (placeholders add a few tokens per folded run).
+func WithTokenBudget(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("%w: token budget %d < 1", ErrOption, n)
+		}
+		c.budget = budget{tokens: n}
+		return nil
+	}
+}
+
+// WithCompression replaces the threshold by a budget of input tokens ÷ x
+// (4 keeps about a quarter of the tokens, as the papers' 4× setting).
+func WithCompression(x float64) Option {
+	return func(c *config) error {
+		if math.IsNaN(x) || x < 1 {
+			return fmt.Errorf("%w: compression %v < 1", ErrOption, x)
+		}
+		c.budget = budget{ratio: x}
+		return nil
+	}
+}
+
+// WithLineBudget replaces the threshold by a budget of max(1, round(f·n))
+// of the text's n lines, taken by score with their repair cost (the eval
+// sets compare methods this way).
+func WithLineBudget(f float64) Option {
+	return func(c *config) error {
+		if math.IsNaN(f) || f <= 0 || f > 1 {
+			return fmt.Errorf("%w: line budget %v outside (0,1]", ErrOption, f)
+		}
+		c.budget = budget{lines: f}
+		return nil
+	}
+}
+
+// WithoutBudget goes back to the threshold.
+func WithoutBudget() Option {
+	return func(c *config) error { c.budget = budget{}; return nil }
+}
+
+// budget is at most one of a token count, a token compression ratio or a
+// fraction of lines; the zero value means "use the threshold".
+type budget struct {
+	tokens int
+	ratio  float64
+	lines  float64
+}
+
+func (b budget) set() bool { return b.tokens > 0 || b.ratio > 0 || b.lines > 0 }

@@ -98,18 +98,18 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 }
 
 // renderLibrary is the library's own path: lines split on "\n", character
-// weighted line scores, threshold, repair and placeholder rendering.
+// weighted line scores, threshold or budget, repair and placeholder
+// rendering.
 func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores) (*Result, error) {
 	lines := chunk.SplitLines(text)
-	scores, covered := chunk.LineScores(text, lines, chunk.SpansToBytes(text, ts.spans))
+	scores, covered := ts.lineScores, ts.covered
+	if scores == nil {
+		scores, covered = chunk.LineScores(text, lines, chunk.SpansToBytes(text, ts.spans))
+	}
 	res := &Result{Lines: make([]Line, len(lines))}
 	keep := make([]bool, len(lines))
 	for i := range lines {
 		res.Lines[i] = Line{Number: i + 1, Score: scores[i]}
-		if covered[i] && scores[i] >= p.cfg.threshold {
-			keep[i] = true
-			res.Lines[i].Reason = ReasonModel
-		}
 	}
 	always := func(i int) {
 		if i >= 0 && i < len(keep) && !keep[i] {
@@ -138,7 +138,29 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		res.Notes = append(res.Notes, fmt.Sprintf("syntax pass skipped: %v", err))
 		a = nil
 	}
-	if p.cfg.repair && a != nil && lang != syntax.Text {
+	repair := p.cfg.repair && a != nil && lang != syntax.Text
+	if p.cfg.budget.set() {
+		var closure func(int) ([]int, error)
+		if repair {
+			closure = func(i int) ([]int, error) { return a.Closure(ctx, i) }
+		}
+		limit, cost := p.budgetCost(text, lines, ts)
+		if err := selectByBudget(scores, covered, keep, cost, limit, closure); err != nil {
+			return nil, fmt.Errorf("pruner: budget: %w", err)
+		}
+	} else {
+		for i := range lines {
+			if covered[i] && scores[i] >= p.cfg.threshold {
+				keep[i] = true
+			}
+		}
+	}
+	for i, k := range keep {
+		if k && res.Lines[i].Reason == ReasonNone {
+			res.Lines[i].Reason = ReasonModel
+		}
+	}
+	if repair {
 		rep, err := a.Repair(ctx, keep)
 		if err != nil {
 			return nil, fmt.Errorf("pruner: repair: %w", err)

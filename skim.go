@@ -10,14 +10,17 @@ import (
 	"github.com/prunekit/pruner/internal/skimmer"
 )
 
-// tokenScores is what the token-level scorer hands to the shared pipeline.
+// tokenScores is what a scorer hands to the shared pipeline.
 type tokenScores struct {
-	spans     []chunk.ScoredSpan // merged, code points of the text
-	doc       float64
-	inputToks int
-	modelToks int
-	windows   int
-	notes     []string
+	spans      []chunk.ScoredSpan // merged, code points of the text
+	lineScores []float64          // per library line; nil = derive from spans
+	covered    []bool
+	textToks   []chunk.Token
+	doc        float64
+	inputToks  int
+	modelToks  int
+	windows    int
+	notes      []string
 }
 
 // queryTokens returns the query-part tokens of the model input and of window
@@ -69,7 +72,7 @@ func (p *Pruner) scoreTokens(ctx context.Context, query, text string) (*tokenSco
 	qInput, qBudget, notes := p.queryTokens(query)
 	budget := chunk.TextBudget(p.cfg.maxLength, len(p.prefix), len(qBudget), len(p.suffix))
 	textToks := p.encode(text)
-	out := &tokenScores{inputToks: len(textToks), notes: notes}
+	out := &tokenScores{inputToks: len(textToks), textToks: textToks, notes: notes}
 	if len(textToks) == 0 {
 		return out, nil
 	}
