@@ -39,7 +39,9 @@ var assets embed.FS
 
 // qwen3 builds the embedded tokenizer once per process; the result is
 // immutable, so sharing it is safe.
-var qwen3 = sync.OnceValues(func() (*Tokenizer, error) {
+var qwen3 = sync.OnceValues(buildEmbedded)
+
+func buildEmbedded() (*Tokenizer, error) {
 	vocab, err := readGzip(assets, "assets/"+vocabFile+".gz")
 	if err != nil {
 		return nil, err
@@ -57,7 +59,7 @@ var qwen3 = sync.OnceValues(func() (*Tokenizer, error) {
 		return nil, fmt.Errorf("tokenizer: embedded %s: %w", addedTokensFile, err)
 	}
 	return build(vocab, merges, addedTokens)
-})
+}
 
 // Qwen3 returns the Qwen3 tokenizer embedded in the binary (the files shipped
 // with SWE-Pruner: 151,643 BPE tokens, 151,387 merges, 26 added tokens).
