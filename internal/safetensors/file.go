@@ -198,8 +198,8 @@ func parse(path string, data []byte) (*File, error) {
 		return nil, corrupt("header is not JSON: %v", err)
 	}
 	// Only the space padding may follow the object.
-	if tok, err := dec.Token(); err != io.EOF {
-		return nil, corrupt("header has trailing data after the JSON object (%v%v)", tok, err)
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, corrupt("header has trailing data after the JSON object")
 	}
 
 	f.names = make([]string, 0, len(f.tensors))

@@ -451,3 +451,21 @@ func TestOpenDamaged(t *testing.T) {
 		})
 	}
 }
+
+// TestReadFileFallback covers the path taken where mmap is unavailable.
+func TestReadFileFallback(t *testing.T) {
+	fh, err := os.Open(lamrPath)
+	require.NoError(t, err)
+	defer fh.Close()
+	st, err := fh.Stat()
+	require.NoError(t, err)
+	data, release, err := readFile(fh, int(st.Size()))
+	require.NoError(t, err)
+	assert.Nil(t, release)
+	want, err := os.ReadFile(lamrPath)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(want, data))
+
+	_, _, err = readFile(fh, int(st.Size())+1)
+	require.Error(t, err, "a file shorter than its stat size must not be read silently")
+}
