@@ -137,4 +137,3 @@ func abbreviate(s string) string {
 	}
 	return string([]rune(s)[:60]) + "…"
 }
-
