@@ -333,7 +333,7 @@ func (b *builder) scanLeaves() [][]ownedRow {
 			continue
 		}
 		own := b.owner[i]
-		if !nd.Named && (nd.Type == "," || nd.Type == ";") && b.container[p] {
+		if !nd.Named && (nd.Type == "," || nd.Type == ";" || nd.Type == ":") && b.container[p] {
 			// A separator leaves with the item before it, so dropping that
 			// item does not strand its comma.
 			if li, ok := lastItem[p]; ok {
@@ -414,7 +414,7 @@ func (b *builder) buildSkeletons(owned [][]ownedRow) {
 			it.end = maxRow
 		}
 		k := it.kind
-		if k == kindOther && hasBody[idx] {
+		if k == kindOther && hasBody[idx] && !importLike(b.nodes[it.node].Type) {
 			k = kindScope
 		}
 		var rowReason = func(nonClosing bool) Reason {
