@@ -46,6 +46,13 @@ func New(name string) (backends.Backend, error) {
 }
 
 func newGo(config string) (backends.Backend, error) {
+	if config == "" {
+		// simplego v0.26's parallel op scheduler races on its use counts
+		// (found by our -race concurrency test: two consumers can both
+		// "own" a buffer). Ops run one after another; DotGeneral still
+		// uses every core.
+		config = "ops_sequential"
+	}
 	b, err := simplego.New(config)
 	if err != nil {
 		return nil, fmt.Errorf("%w: go backend: %w", ErrUnavailable, err)
