@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -145,4 +146,34 @@ func FuzzEncode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		checkText(t, tok, text)
 	})
+}
+
+// TestRandomUnicode throws strings built from the characters that exercise
+// normalisation (marks of several combining classes, composites, excluded
+// and singleton decompositions, Hangul jamo, invalid bytes) at every
+// property, including agreement of the NFC text with golang.org/x/text.
+func TestRandomUnicode(t *testing.T) {
+	tok := qwen(t)
+	alphabet := []string{
+		"a", "e", "o", "A", "x", " ", "\n", "1", "'", "s", "<|im_end|>", "<think>",
+		"\u0300", "\u0301", "\u0308", "\u0316", "\u0323", "\u0327", "\u0338", "\u0344", "\u0345", "\u05b0",
+		"\u00e9", "\u00c0", "\u1ea1", "\u212b", "\u2126", "\u0f73", "\u0f75", "\u0f71", "\u0f72",
+		"\u1100", "\u1161", "\u11a8", "\uac00", "\uac01", "\u0dd9", "\u0dcf", "\u0dca",
+		"\u3099", "\u304b", "\U0001d15e", "\U0001d165", "\u00a0", "\u3000", "\u2028",
+		"\xff", "\xe2\x82", "\xcc", "😀", "中",
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	for i := 0; i < 1500; i++ {
+		var sb strings.Builder
+		for n := rng.IntN(12) + 1; n > 0; n-- {
+			sb.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		text := sb.String()
+		t.Run("", func(t *testing.T) {
+			checkText(t, tok, text)
+		})
+		if t.Failed() {
+			t.Fatalf("failed on %+q", text)
+		}
+	}
 }

@@ -77,6 +77,13 @@ func classAt(s string, i int) (uint8, int) {
 // runEnd returns the end of the run of class cls starting at i.
 func runEnd(s string, i int, cls uint8) int {
 	for i < len(s) {
+		if b := s[i]; b < utf8.RuneSelf {
+			if asciiClass[b] != cls {
+				break
+			}
+			i++
+			continue
+		}
 		c, w := classAt(s, i)
 		if c != cls {
 			break

@@ -73,8 +73,10 @@ func (t *Tokenizer) IsAdded(id int32) bool {
 
 // Decode returns the text of a token sequence: the concatenated bytes of the
 // tokens, added tokens as their content. Decode(EncodeIDs(s)) is NFC(s) for
-// valid UTF-8 (with invalid bytes kept as they are otherwise). The result
-// need not be valid UTF-8 when ids split a multi-byte character.
+// valid UTF-8 (with invalid bytes kept as they are otherwise). Unlike HF's
+// decode, which replaces ill-formed UTF-8 with U+FFFD, the bytes come back
+// as they are, so a sequence that ends inside a multi-byte character gives
+// a string that is not valid UTF-8.
 func (t *Tokenizer) Decode(ids []int32) (string, error) {
 	n := 0
 	for i, id := range ids {
