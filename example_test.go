@@ -1,0 +1,116 @@
+package pruner_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/prunekit/pruner"
+)
+
+const retrySource = `import time
+
+
+def backoff(attempt):
+    return min(30, 2 ** attempt)
+
+
+def retry(call, attempts=5):
+    for attempt in range(attempts):
+        try:
+            return call()
+        except ConnectionError:
+            time.sleep(backoff(attempt))
+    raise RuntimeError("gave up")
+`
+
+// Load a checkpoint once, then prune any number of texts with it. The tiny
+// test checkpoint has random weights, so its choices are arbitrary; the
+// output shows the format: kept lines verbatim, removed runs folded into
+// placeholders, and the repair pass keeping the code readable.
+func Example() {
+	ctx := context.Background()
+	p, err := pruner.Load(ctx, "testdata/tiny-lamr",
+		pruner.WithDecision(pruner.Marginal), pruner.WithThreshold(0.6))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := p.Prune(ctx, "how long do we wait between retries?", retrySource)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(res.Text)
+	fmt.Printf("kept %d of %d lines\n", len(res.KeptLines()), len(res.Lines))
+	// Output:
+	// # ... 7 lines omitted (1-7)
+	// def retry(call, attempts=5):
+	//     for attempt in range(attempts):
+	//         try:
+	//             return call()
+	//         except ConnectionError:
+	//             pass  # ... 1 line omitted (13)
+	//     raise RuntimeError("gave up")
+	// kept 6 of 14 lines
+}
+
+// Result.Lines says, for every input line, whether it was kept and why.
+func ExampleResult_Lines() {
+	ctx := context.Background()
+	p, err := pruner.Load(ctx, "testdata/tiny-lamr", pruner.WithRepair(false))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := p.Prune(ctx, "which exception triggers a retry?", retrySource)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, l := range res.Lines[7:11] {
+		fmt.Printf("%2d kept=%-5v reason=%q\n", l.Number, l.Kept, l.Reason)
+	}
+	// Output:
+	// 8 kept=true  reason="model"
+	//  9 kept=false reason=""
+	// 10 kept=true  reason="model"
+	// 11 kept=true  reason="model"
+}
+
+// The SWE-Pruner renderer reproduces the original service's output, for
+// agents that already parse "(filtered N lines)".
+func ExampleWithSWEPrunerCompat() {
+	ctx := context.Background()
+	p, err := pruner.Load(ctx, "testdata/tiny-swepruner", pruner.WithSWEPrunerCompat())
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := p.Prune(ctx, "how long do we wait between retries?", retrySource)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Text)
+	// Output:
+	// import time
+	// (filtered 13 lines)
+}
+
+// A token budget replaces the threshold: the best lines are taken, with
+// what the repair pass adds for them, until the budget is spent.
+func ExampleWithTokenBudget() {
+	ctx := context.Background()
+	p, err := pruner.Load(ctx, "testdata/tiny-lamr", pruner.WithTokenBudget(30))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := p.Prune(ctx, "how long do we wait between retries?", retrySource)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(res.Text)
+	// Output:
+	// # ... 7 lines omitted (1-7)
+	// def retry(call, attempts=5):
+	//     for attempt in range(attempts):
+	//         try:
+	//             return call()
+	//         except ConnectionError:
+	//             pass  # ... 2 lines omitted (13-14)
+}
