@@ -37,53 +37,89 @@ func (p *Pruner) budgetCost(text string, lines []chunk.Line, ts *tokenScores) (l
 	return max(1, int(math.Ceil(float64(len(toks))/b.ratio))), cost
 }
 
-// selectByBudget adds lines to keep in order of descending score (ties to
-// the earlier line), each together with its repair closure, as long as the
-// total cost of kept lines stays within limit. Lines already kept (always
-// keep) count against the limit first. Lines without a scored character
-// are never chosen on their own.
-func selectByBudget(scores []float64, covered, keep []bool, cost []int, limit int, closure func(int) ([]int, error)) error {
-	used := 0
-	for i, k := range keep {
-		if k {
-			used += cost[i]
+// repairFunc returns the repaired form of a keep mask (the mask itself when
+// there is no repair pass).
+type repairFunc func(keep []bool) ([]bool, error)
+
+// budgetOutcome says how a budget selection went.
+type budgetOutcome int
+
+const (
+	budgetMet        budgetOutcome = iota
+	budgetUnrepaired               // no repaired line fitted: lines kept without their repair
+	budgetExceeded                 // the always-keep lines alone exceed the budget
+)
+
+// selectByBudget chooses model lines in order of descending score (ties to
+// the earlier line) and accepts a line when the repaired selection with it
+// still costs at most limit, so the output never exceeds the budget. model
+// holds the lines already kept (always-keep) on entry and the chosen lines
+// on return; final is the repaired selection. When not even one line fits
+// with its repair, the best lines that fit on their own are kept unrepaired
+// (budgetUnrepaired): a readable output cannot be had within that budget,
+// and an empty one helps nobody. Lines without a scored character are
+// never chosen on their own.
+func selectByBudget(scores []float64, covered, keep []bool, cost []int, limit int, repair repairFunc) (final []bool, outcome budgetOutcome, err error) {
+	model := slices.Clone(keep)
+	defer func() { copy(keep, model) }()
+	if repair == nil {
+		repair = func(k []bool) ([]bool, error) { return k, nil }
+	}
+	total := func(k []bool) int {
+		c := 0
+		for i, on := range k {
+			if on {
+				c += cost[i]
+			}
 		}
+		return c
+	}
+	if final, err = repair(slices.Clone(model)); err != nil {
+		return nil, budgetMet, err
+	}
+	used := total(final)
+	if used > limit {
+		return final, budgetExceeded, nil
 	}
 	order := make([]int, 0, len(scores))
 	for i := range scores {
-		if covered[i] && !keep[i] {
+		if covered[i] && !model[i] {
 			order = append(order, i)
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	chosen := 0
 	for _, i := range order {
 		if used >= limit {
 			break
 		}
-		if keep[i] {
-			continue // pulled in by an earlier line's closure
+		if final[i] || used+cost[i] > limit {
+			continue // already in the output, or too expensive even alone
 		}
-		take := []int{i}
-		if closure != nil {
-			extra, err := closure(i)
-			if err != nil {
-				return err
-			}
-			take = append(take, extra...)
+		trial := slices.Clone(model)
+		trial[i] = true
+		repaired, err := repair(trial)
+		if err != nil {
+			return nil, budgetMet, err
 		}
-		add := 0
-		for _, j := range take {
-			if !keep[j] {
-				add += cost[j]
-			}
+		if c := total(repaired); c <= limit {
+			model, final, used = trial, repaired, c
+			chosen++
 		}
-		if used+add > limit {
-			continue // a cheaper line further down may still fit
-		}
-		for _, j := range take {
-			keep[j] = true
-		}
-		used += add
 	}
-	return nil
+	if chosen > 0 || len(order) == 0 {
+		return final, budgetMet, nil
+	}
+	// Nothing fits with its repair: take the best lines as they are.
+	for _, i := range order {
+		if !final[i] && used+cost[i] <= limit {
+			model[i], final[i] = true, true
+			used += cost[i]
+			chosen++
+		}
+	}
+	if chosen == 0 {
+		return final, budgetMet, nil
+	}
+	return final, budgetUnrepaired, nil
 }

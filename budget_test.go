@@ -3,6 +3,7 @@ package pruner
 import (
 	"context"
 	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,22 @@ import (
 
 	"github.com/prunekit/pruner/chunk"
 )
+
+// closureRepair simulates a repair pass: every kept line pulls in its
+// closure lines (one hop, like a scope header).
+func closureRepair(closures map[int][]int) repairFunc {
+	return func(k []bool) ([]bool, error) {
+		out := append([]bool(nil), k...)
+		for i, on := range k {
+			if on {
+				for _, j := range closures[i] {
+					out[j] = true
+				}
+			}
+		}
+		return out, nil
+	}
+}
 
 func TestSelectByBudget(t *testing.T) {
 	closures := map[int][]int{3: {0, 1}, 4: {0}}
@@ -20,21 +37,26 @@ func TestSelectByBudget(t *testing.T) {
 		pre     []bool
 		cost    []int
 		limit   int
-		closure bool
+		repair  bool
 		want    []bool
+		outcome budgetOutcome
 	}{
 		{"top scores, ties to earlier line", []float64{0.5, 0.9, 0.5, 0.1, 0.5}, nil, nil, []int{1, 1, 1, 1, 1}, 2, false,
-			[]bool{true, true, false, false, false}},
+			[]bool{true, true, false, false, false}, budgetMet},
 		{"expensive line skipped for a cheaper one", []float64{0.9, 0.8, 0.7}, nil, nil, []int{5, 1, 1}, 3, false,
-			[]bool{false, true, true}},
+			[]bool{false, true, true}, budgetMet},
 		{"uncovered lines are never chosen", []float64{0, 0.9, 0}, []bool{false, true, false}, nil, []int{1, 1, 1}, 3, false,
-			[]bool{false, true, false}},
+			[]bool{false, true, false}, budgetMet},
 		{"pre-kept lines count first", []float64{0.1, 0.9, 0.8}, nil, []bool{true, false, false}, []int{1, 1, 1}, 2, false,
-			[]bool{true, true, false}},
-		{"closure cost included", []float64{0.1, 0.1, 0.1, 0.9, 0.8}, nil, nil, []int{1, 1, 1, 1, 1}, 3, true,
-			[]bool{true, true, false, true, false}},
-		{"closure too expensive, next line taken", []float64{0.1, 0.1, 0.1, 0.9, 0.8}, nil, nil, []int{1, 1, 1, 1, 1}, 2, true,
-			[]bool{true, false, false, false, true}},
+			[]bool{true, true, false}, budgetMet},
+		{"repair cost included", []float64{0.1, 0.1, 0.1, 0.9, 0.8}, nil, nil, []int{1, 1, 1, 1, 1}, 3, true,
+			[]bool{true, true, false, true, false}, budgetMet},
+		{"repair too expensive, next line taken", []float64{0.1, 0.1, 0.1, 0.9, 0.8}, nil, nil, []int{1, 1, 1, 1, 1}, 2, true,
+			[]bool{true, false, false, false, true}, budgetMet},
+		{"nothing fits repaired: best lines unrepaired", []float64{0, 0, 0, 0.9, 0.8}, []bool{false, false, false, true, true}, nil, []int{1, 1, 1, 1, 1}, 1, true,
+			[]bool{false, false, false, true, false}, budgetUnrepaired},
+		{"always-keep lines over budget", []float64{0.1, 0.9}, nil, []bool{true, false}, []int{3, 1}, 2, false,
+			[]bool{true, false}, budgetExceeded},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,13 +70,55 @@ func TestSelectByBudget(t *testing.T) {
 			}
 			keep := make([]bool, n)
 			copy(keep, tc.pre)
-			var closure func(int) ([]int, error)
-			if tc.closure {
-				closure = func(i int) ([]int, error) { return closures[i], nil }
+			var fix repairFunc
+			if tc.repair {
+				fix = closureRepair(closures)
 			}
-			require.NoError(t, selectByBudget(tc.scores, covered, keep, tc.cost, tc.limit, closure))
-			assert.Equal(t, tc.want, keep)
+			final, outcome, err := selectByBudget(tc.scores, covered, keep, tc.cost, tc.limit, fix)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, final)
+			assert.Equal(t, tc.outcome, outcome)
 		})
+	}
+}
+
+// The selection never exceeds the budget, whatever the scores, costs and
+// repair structure, unless always-keep lines alone do.
+func TestSelectByBudgetNeverExceeds(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for iter := 0; iter < 2000; iter++ {
+		n := 1 + r.Intn(30)
+		scores := make([]float64, n)
+		covered := make([]bool, n)
+		cost := make([]int, n)
+		closures := map[int][]int{}
+		for i := range scores {
+			scores[i] = r.Float64()
+			covered[i] = r.Intn(5) > 0
+			cost[i] = r.Intn(8)
+			for h := r.Intn(3); h > 0; h-- {
+				closures[i] = append(closures[i], r.Intn(n))
+			}
+		}
+		keep := make([]bool, n)
+		if r.Intn(4) == 0 {
+			keep[0] = true
+		}
+		limit := r.Intn(40)
+		final, outcome, err := selectByBudget(scores, covered, keep, cost, limit, closureRepair(closures))
+		require.NoError(t, err)
+		used := 0
+		for i, on := range final {
+			if on {
+				used += cost[i]
+			}
+			if keep[i] {
+				require.True(t, on, "chosen line %d missing from the output", i)
+			}
+		}
+		if outcome != budgetExceeded {
+			require.LessOrEqual(t, used, limit, "iteration %d", iter)
+		}
 	}
 }
 
@@ -90,6 +154,22 @@ func TestBudgets(t *testing.T) {
 	}
 	assert.Positive(t, used)
 	assert.LessOrEqual(t, used, 20, "kept tokens within the token budget")
+
+	// With the repair pass on, the repaired output still fits the budget.
+	for _, n := range []int{3, 8, 15, 40, 100} {
+		q, err := p.With(WithTokenBudget(n))
+		require.NoError(t, err)
+		res, err := q.Prune(context.Background(), "how is PATH searched?", text)
+		require.NoError(t, err)
+		checkInvariants(t, text, res)
+		used := 0
+		for i, l := range res.Lines {
+			if l.Kept {
+				used += cost[i]
+			}
+		}
+		assert.LessOrEqual(t, used, n, "token budget %d (notes %q)", n, res.Notes)
+	}
 
 	q, err = p.With(WithCompression(4))
 	require.NoError(t, err)

@@ -139,14 +139,27 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		a = nil
 	}
 	repair := p.cfg.repair && a != nil && lang != syntax.Text
+	var repaired []bool // the final mask when a budget already repaired it
 	if p.cfg.budget.set() {
-		var closure func(int) ([]int, error)
+		var fix repairFunc
 		if repair {
-			closure = func(i int) ([]int, error) { return a.Closure(ctx, i) }
+			fix = func(k []bool) ([]bool, error) {
+				r, err := a.Repair(ctx, k)
+				return r.Keep, err
+			}
 		}
 		limit, cost := p.budgetCost(text, lines, ts)
-		if err := selectByBudget(scores, covered, keep, cost, limit, closure); err != nil {
+		var outcome budgetOutcome
+		repaired, outcome, err = selectByBudget(scores, covered, keep, cost, limit, fix)
+		if err != nil {
 			return nil, fmt.Errorf("pruner: budget: %w", err)
+		}
+		switch outcome {
+		case budgetUnrepaired:
+			res.Notes = append(res.Notes, "budget below the smallest repaired selection: lines kept without repair")
+			repair = false
+		case budgetExceeded:
+			res.Notes = append(res.Notes, "the always-keep lines alone exceed the budget")
 		}
 	} else {
 		for i := range lines {
@@ -171,8 +184,13 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 				res.Lines[i].Reason = repairReason(rep.Reason[i])
 			}
 		}
+	} else if repaired != nil {
+		copy(keep, repaired)
 	}
-	bridgeBlankLines(text, lines, keep, res.Lines)
+	if !p.cfg.budget.set() {
+		// Blank lines cost tokens a budget has not granted.
+		bridgeBlankLines(text, lines, keep, res.Lines)
+	}
 	for i := range keep {
 		res.Lines[i].Kept = keep[i]
 	}
