@@ -13,7 +13,6 @@ const noRank = math.MaxUint32
 type bpeScratch struct {
 	ids   []int32
 	ranks []uint32
-	mids  []int32
 	heap  mergeHeap
 	next  []int32
 	prev  []int32
@@ -28,8 +27,8 @@ func (t *Tokenizer) appendWord(dst []int32, word string, sc *bpeScratch) []int32
 		return append(dst, t.byteID[word[0]])
 	case 2:
 		a, b := t.byteID[word[0]], t.byteID[word[1]]
-		if _, m, ok := t.merges.lookup(a, b); ok {
-			return append(dst, m)
+		if r := t.merges.rank(a, b); r != noRank {
+			return append(dst, t.merges.mergedByRank[r])
 		}
 		return append(dst, a, b)
 	}
@@ -58,13 +57,9 @@ func (t *Tokenizer) mergeSmall(dst []int32, word string, sc *bpeScratch) []int32
 	for i := 0; i < len(word); i++ {
 		ids = append(ids, t.byteID[word[i]])
 	}
-	ranks, mids := sc.ranks[:0], sc.mids[:0]
+	ranks := sc.ranks[:0]
 	for i := 0; i+1 < len(ids); i++ {
-		r, m, ok := t.merges.lookup(ids[i], ids[i+1])
-		if !ok {
-			r = noRank
-		}
-		ranks, mids = append(ranks, r), append(mids, m)
+		ranks = append(ranks, t.merges.rank(ids[i], ids[i+1]))
 	}
 	for {
 		best, bi := uint32(noRank), -1
@@ -76,27 +71,18 @@ func (t *Tokenizer) mergeSmall(dst []int32, word string, sc *bpeScratch) []int32
 		if bi < 0 {
 			break
 		}
-		ids[bi] = mids[bi]
+		ids[bi] = t.merges.mergedByRank[best]
 		ids = append(ids[:bi+1], ids[bi+2:]...)
 		ranks = append(ranks[:bi], ranks[bi+1:]...)
-		mids = append(mids[:bi], mids[bi+1:]...)
 		if bi > 0 {
-			ranks[bi-1], mids[bi-1] = t.rankOf(ids[bi-1], ids[bi])
+			ranks[bi-1] = t.merges.rank(ids[bi-1], ids[bi])
 		}
 		if bi < len(ranks) {
-			ranks[bi], mids[bi] = t.rankOf(ids[bi], ids[bi+1])
+			ranks[bi] = t.merges.rank(ids[bi], ids[bi+1])
 		}
 	}
-	sc.ids, sc.ranks, sc.mids = ids, ranks, mids
+	sc.ids, sc.ranks = ids, ranks
 	return append(dst, ids...)
-}
-
-func (t *Tokenizer) rankOf(a, b int32) (uint32, int32) {
-	r, m, ok := t.merges.lookup(a, b)
-	if !ok {
-		return noRank, 0
-	}
-	return r, m
 }
 
 // mergeEntry is a candidate merge of the symbol at pos with its right
@@ -105,7 +91,6 @@ type mergeEntry struct {
 	rank       uint32
 	pos, right int32
 	a, b       int32
-	merged     int32
 }
 
 func (e mergeEntry) less(o mergeEntry) bool {
@@ -173,8 +158,8 @@ func (t *Tokenizer) mergeHeap(dst []int32, word string, sc *bpeScratch) []int32 
 		if p < 0 || q < 0 {
 			return
 		}
-		if r, m, ok := t.merges.lookup(ids[p], ids[q]); ok {
-			h.push(mergeEntry{rank: r, pos: p, right: q, a: ids[p], b: ids[q], merged: m})
+		if r := t.merges.rank(ids[p], ids[q]); r != noRank {
+			h.push(mergeEntry{rank: r, pos: p, right: q, a: ids[p], b: ids[q]})
 		}
 	}
 	for i := 0; i+1 < n; i++ {
@@ -185,7 +170,7 @@ func (t *Tokenizer) mergeHeap(dst []int32, word string, sc *bpeScratch) []int32 
 		if ids[e.pos] != e.a || next[e.pos] != e.right || ids[e.right] != e.b {
 			continue // stale
 		}
-		ids[e.pos] = e.merged
+		ids[e.pos] = t.merges.mergedByRank[e.rank]
 		ids[e.right] = -1
 		nn := next[e.right]
 		next[e.pos] = nn

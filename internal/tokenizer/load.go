@@ -259,7 +259,6 @@ func (t *Tokenizer) buildMerges(data []byte) error {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	var a, b, ab []byte
-	rank := uint32(0)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -288,8 +287,9 @@ func (t *Tokenizer) buildMerges(data []byte) error {
 		if !okA || !okB || !okAB {
 			return fmt.Errorf("%w: %s line %d: merge %q uses a token missing from %s", ErrInvalid, mergesFile, line, l, vocabFile)
 		}
-		t.merges.insert(idA, idB, rank, idAB)
-		rank++
+		if err := t.merges.add(idA, idB, idAB); err != nil {
+			return fmt.Errorf("%w: %s line %d: %w", ErrInvalid, mergesFile, line, err)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrInvalid, mergesFile, err)

@@ -1,67 +1,78 @@
 package tokenizer
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+)
 
-// mergeTable maps an adjacent pair of token ids to the rank of their merge
-// and the id of the merged token. It is an open-addressing hash table with
-// linear probing over flat arrays: the BPE inner loop does one lookup per
-// candidate pair, and this is several times faster than a Go map there.
+// mergeTable maps an adjacent pair of token ids to the rank of their merge;
+// mergedByRank then gives the id of the merged token. It is an
+// open-addressing hash table with linear probing in which each slot is a
+// single uint64 holding both ids and the rank: the BPE inner loop does one
+// lookup per candidate pair, and one cache line per probe is what makes it
+// several times faster than a Go map.
 type mergeTable struct {
-	keys  []uint64 // pairKey(a, b), or emptyKey
-	vals  []uint64 // rank<<32 | merged id
-	mask  uint64
-	shift uint
+	slots        []uint64 // a<<42 | b<<21 | rank, or emptySlot
+	mergedByRank []int32
+	shift        uint
+	mask         uint64
 }
 
-const emptyKey = ^uint64(0)
+const (
+	mergeBits = 21 // ids and ranks must fit in 21 bits
+	mergeMax  = 1<<mergeBits - 1
+	emptySlot = ^uint64(0) // bit 63 is never set in a used slot
+)
 
-func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
+func pairKey(a, b int32) uint64 { return uint64(a)<<(2*mergeBits) | uint64(b)<<mergeBits }
 
 func newMergeTable(n int) mergeTable {
-	size := 1 << bits.Len(uint(2*n)) // load factor at most 1/2
-	if size < 16 {
-		size = 16
-	}
+	size := 1 << bits.Len(uint(3*n)) // load factor at most 1/3
+	size = max(size, 16)
 	t := mergeTable{
-		keys:  make([]uint64, size),
-		vals:  make([]uint64, size),
-		mask:  uint64(size - 1),
-		shift: uint(64 - bits.TrailingZeros(uint(size))),
+		slots:        make([]uint64, size),
+		mergedByRank: make([]int32, 0, n),
+		mask:         uint64(size - 1),
+		shift:        uint(64 - bits.TrailingZeros(uint(size))),
 	}
-	for i := range t.keys {
-		t.keys[i] = emptyKey
+	for i := range t.slots {
+		t.slots[i] = emptySlot
 	}
 	return t
 }
 
-func (t *mergeTable) slot(k uint64) uint64 {
-	return (k * 0x9E3779B97F4A7C15) >> t.shift
+func (t *mergeTable) slot(key uint64) uint64 {
+	return (key * 0x9E3779B97F4A7C15) >> t.shift
 }
 
-// insert adds a merge. A duplicate pair overwrites the earlier entry, as HF
-// tokenizers' merge map does when it is collected from merges.txt.
-func (t *mergeTable) insert(a, b int32, rank uint32, merged int32) {
-	k := pairKey(a, b)
-	for i := t.slot(k); ; i = (i + 1) & t.mask {
-		switch t.keys[i] {
-		case emptyKey, k:
-			t.keys[i] = k
-			t.vals[i] = uint64(rank)<<32 | uint64(uint32(merged))
-			return
+// add appends the next merge (its rank is the number of merges added
+// before). A duplicate pair takes the later rank, as HF tokenizers' merge
+// map does when it is collected from merges.txt.
+func (t *mergeTable) add(a, b, merged int32) error {
+	rank := len(t.mergedByRank)
+	if a < 0 || b < 0 || a > mergeMax || b > mergeMax || rank > mergeMax {
+		return fmt.Errorf("more than %d tokens or merges", mergeMax+1)
+	}
+	t.mergedByRank = append(t.mergedByRank, merged)
+	key := pairKey(a, b)
+	for i := t.slot(key); ; i = (i + 1) & t.mask {
+		if s := t.slots[i]; s == emptySlot || s&^mergeMax == key {
+			t.slots[i] = key | uint64(rank)
+			return nil
 		}
 	}
 }
 
-// lookup returns the rank and merged id of the pair (a, b).
-func (t *mergeTable) lookup(a, b int32) (rank uint32, merged int32, ok bool) {
-	k := pairKey(a, b)
-	for i := t.slot(k); ; i = (i + 1) & t.mask {
-		switch t.keys[i] {
-		case k:
-			v := t.vals[i]
-			return uint32(v >> 32), int32(uint32(v)), true
-		case emptyKey:
-			return 0, 0, false
+// rank returns the rank of the merge of the pair (a, b), or noRank.
+func (t *mergeTable) rank(a, b int32) uint32 {
+	key := pairKey(a, b)
+	for i := t.slot(key); ; i = (i + 1) & t.mask {
+		s := t.slots[i]
+		if s&^mergeMax == key {
+			return uint32(s & mergeMax)
+		}
+		if s == emptySlot {
+			return noRank
 		}
 	}
 }

@@ -234,8 +234,8 @@ func TestLoadMatchesEmbedded(t *testing.T) {
 			assert.Equal(t, emb.pieces, tok.pieces)
 			assert.Equal(t, emb.isAdded, tok.isAdded)
 			assert.Equal(t, emb.added.ids, tok.added.ids)
-			assert.Equal(t, emb.merges.keys, tok.merges.keys)
-			assert.Equal(t, emb.merges.vals, tok.merges.vals)
+			assert.Equal(t, emb.merges.slots, tok.merges.slots)
+			assert.Equal(t, emb.merges.mergedByRank, tok.merges.mergedByRank)
 			for _, r := range loadGolden(t) {
 				require.Equal(t, emb.Encode(r.Text), tok.Encode(r.Text), "row %d", r.ID)
 				require.Equal(t, emb.EncodeSpecial(r.Text), tok.EncodeSpecial(r.Text), "row %d", r.ID)
