@@ -23,6 +23,8 @@ type Analysis struct {
 	rowItems [][]int32 // row -> items whose skeleton holds the row
 
 	defRows  [][]int32 // name id -> rows that define the name
+	imported []bool    // name id -> some definition is an import
+	rowDefs  [][]int32 // row -> ids of names defined on the row
 	useNames [][]int32 // row -> ids of defined names used on the row
 	useRows  [][]int32 // name id -> rows that use the name
 
@@ -93,6 +95,8 @@ type builder struct {
 	itemOf    []int32 // node -> item index if the node is an item, else -1
 	owner     []int32 // node -> nearest item ancestor-or-self
 	defLevel  []bool  // container node -> names defined by its items are file-level
+	defLeaf   []bool  // node -> the leaf names a definition
+	curImport bool    // the item being walked by collectDefs is an import
 	nameIDs   map[string]int32
 }
 
@@ -223,6 +227,7 @@ func (b *builder) nameID(name string) int32 {
 	b.nameIDs[name] = id
 	b.a.defRows = append(b.a.defRows, nil)
 	b.a.useRows = append(b.a.useRows, nil)
+	b.a.imported = append(b.a.imported, false)
 	return id
 }
 
@@ -233,6 +238,7 @@ var ignoredNames = set("self", "this", "cls", "_", "super", "Self")
 // (module, class bodies, namespaces) and the rows where they are defined.
 func (b *builder) collectDefs() {
 	b.nameIDs = make(map[string]int32)
+	b.defLeaf = make([]bool, len(b.nodes))
 	for idx := 1; idx < len(b.a.items); idx++ {
 		it := &b.a.items[idx]
 		p := int(b.nodes[it.node].Parent)
@@ -240,7 +246,16 @@ func (b *builder) collectDefs() {
 			continue
 		}
 		imp := importLike(b.nodes[it.node].Type)
+		b.curImport = imp
 		b.walkDefs(int(it.node), int(it.node), imp, imp)
+	}
+	b.a.rowDefs = make([][]int32, len(b.a.lines))
+	for id, rows := range b.a.defRows {
+		for _, r := range rows {
+			if int(r) < len(b.a.rowDefs) {
+				b.a.rowDefs[r] = appendUnique(b.a.rowDefs[r], int32(id))
+			}
+		}
 	}
 }
 
@@ -267,6 +282,7 @@ func (b *builder) walkDefs(root, i int, imp, nameCtx bool) {
 		}
 		name := b.text(i)
 		if isIdentifierType(nd.Type) && !ignoredNames[name] {
+			b.defLeaf[i] = true
 			b.addDef(name, int32(nd.StartRow))
 		} else if imp && strings.Contains(nd.Type, "string") {
 			b.addImportPath(name, int32(nd.StartRow))
@@ -284,6 +300,9 @@ func (b *builder) walkDefs(root, i int, imp, nameCtx bool) {
 
 func (b *builder) addDef(name string, row int32) {
 	id := b.nameID(name)
+	if b.curImport {
+		b.a.imported[id] = true
+	}
 	rows := b.a.defRows[id]
 	if len(rows) > 0 && rows[len(rows)-1] == row {
 		return
@@ -354,25 +373,17 @@ func (b *builder) scanLeaves() [][]ownedRow {
 			owned[own] = append(rows, ownedRow{row: r, nonClosing: !closing})
 		}
 		if nd.Named && isIdentifierType(nd.Type) {
-			if id, ok := b.nameIDs[txt]; ok {
+			if id, ok := b.nameIDs[txt]; ok && !b.defLeaf[i] {
 				r := int32(nd.StartRow)
-				if !containsRow(a.defRows[id], r) {
-					a.useNames[r] = appendUnique(a.useNames[r], id)
-					a.useRows[id] = appendUnique(a.useRows[id], r)
+				a.useNames[r] = appendUnique(a.useNames[r], id)
+				// Leaves come in row order, so a repeat is always last.
+				if u := a.useRows[id]; len(u) == 0 || u[len(u)-1] != r {
+					a.useRows[id] = append(u, r)
 				}
 			}
 		}
 	}
 	return owned
-}
-
-func containsRow(rows []int32, r int32) bool {
-	for _, x := range rows {
-		if x == r {
-			return true
-		}
-	}
-	return false
 }
 
 func appendUnique(xs []int32, x int32) []int32 {

@@ -1,0 +1,138 @@
+package astrepair
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// The methods in this file expose the dependency graph that Repair walks,
+// for rubric labelling and for callers that budget with repair costs.
+
+func (a *Analysis) checkRows(rows []int) error {
+	for _, r := range rows {
+		if r < 0 || r >= len(a.lines) {
+			return fmt.Errorf("line %d of %d: %w", r, len(a.lines), ErrLineRange)
+		}
+	}
+	return nil
+}
+
+// Structure returns the lines that the given lines need structurally:
+// enclosing scope headers, control-flow headers and companions, and the
+// rest of the statements, strings and bracket groups they belong to. A
+// given line appears in the result only when another given line needs it
+// (a kept class header needed by a kept method line). Trivial returns and
+// dependency hops are not followed. The result is sorted.
+func (a *Analysis) Structure(ctx context.Context, rows []int) ([]int, error) {
+	if err := a.checkRows(rows); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("structure: %w", err)
+	}
+	if !a.parsed {
+		return nil, nil
+	}
+	input := make(map[int32]bool, len(rows))
+	sorted := make([]int, 0, len(rows))
+	for _, r := range rows {
+		if !input[int32(r)] {
+			input[int32(r)] = true
+			sorted = append(sorted, r)
+		}
+	}
+	sort.Ints(sorted)
+	out := map[int32]bool{}
+	done := map[int32]bool{}
+	var queue []int32
+	push := func(r int32) {
+		if input[r] || out[r] {
+			return
+		}
+		out[r] = true
+		queue = append(queue, r)
+	}
+	visit := func(from int32) {
+		for _, it := range a.rowItems[from] {
+			for j := it; j >= 0 && !done[j]; j = a.items[j].parent {
+				done[j] = true
+				for _, sk := range a.items[j].skel {
+					push(sk.row)
+				}
+			}
+		}
+	}
+	for _, r := range sorted {
+		visit(int32(r))
+	}
+	for len(queue) > 0 {
+		r := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		visit(r)
+	}
+	// A given line is needed by another given line when one of its items
+	// spans that other line (a class header and a kept method line).
+	for _, r := range sorted {
+		for _, it := range a.rowItems[r] {
+			lo := sort.SearchInts(sorted, int(a.items[it].start))
+			hi := sort.SearchInts(sorted, int(a.items[it].end)+1)
+			if hi-lo > 1 {
+				out[int32(r)] = true
+				break
+			}
+		}
+	}
+	return sortedRows(out), nil
+}
+
+// Definitions returns the lines that define names used on line: imports
+// and file-level definitions (functions, classes, types, constants).
+func (a *Analysis) Definitions(line int) ([]int, error) {
+	if err := a.checkRows([]int{line}); err != nil {
+		return nil, err
+	}
+	if !a.parsed {
+		return nil, nil
+	}
+	out := map[int32]bool{}
+	for _, id := range a.useNames[line] {
+		for _, d := range a.defRows[id] {
+			out[d] = true
+		}
+	}
+	return sortedRows(out), nil
+}
+
+// CallSites returns the lines that use a name defined on line by a
+// definition that is not an import (uses of imported names are everywhere
+// and say little).
+func (a *Analysis) CallSites(line int) ([]int, error) {
+	if err := a.checkRows([]int{line}); err != nil {
+		return nil, err
+	}
+	if !a.parsed {
+		return nil, nil
+	}
+	out := map[int32]bool{}
+	for _, id := range a.rowDefs[line] {
+		if a.imported[id] {
+			continue
+		}
+		for _, u := range a.useRows[id] {
+			if int(u) != line {
+				out[u] = true
+			}
+		}
+	}
+	return sortedRows(out), nil
+}
+
+func sortedRows(m map[int32]bool) []int {
+	out := make([]int, 0, len(m))
+	for r := range m {
+		out = append(out, int(r))
+	}
+	sort.Ints(out)
+	return out
+}
