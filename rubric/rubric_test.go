@@ -23,18 +23,18 @@ func mask(n int, keep ...int) []bool {
 }
 
 var pyControl = src(
-	"import os",                      // 1
-	"",                               // 2
-	"def helper(p):",                 // 3
+	"import os",                       // 1
+	"",                                // 2
+	"def helper(p):",                  // 3
 	"    return os.path.join(p, 'x')", // 4
-	"",                               // 5
-	"class A:",                       // 6
-	"    def run(self):",             // 7
-	"        try:",                   // 8
-	"            v = helper('a')",    // 9
-	"        except OSError:",        // 10
-	"            v = None",           // 11
-	"        return v",               // 12
+	"",                                // 5
+	"class A:",                        // 6
+	"    def run(self):",              // 7
+	"        try:",                    // 8
+	"            v = helper('a')",     // 9
+	"        except OSError:",         // 10
+	"            v = None",            // 11
+	"        return v",                // 12
 )
 
 var pyChain = src(
