@@ -251,7 +251,9 @@ func resolve(fc fileConfig, all map[string][]int) (Config, map[string][]int, err
 		}
 	}
 	if len(errs) > 0 {
-		return cfg, nil, fmt.Errorf("%w: %w", ErrCheckpoint, errors.Join(errs...))
+		// want is still returned: it lists the complete layout, which
+		// tests use to write checkpoints.
+		return cfg, want, fmt.Errorf("%w: %w", ErrCheckpoint, errors.Join(errs...))
 	}
 	return cfg, want, nil
 }
