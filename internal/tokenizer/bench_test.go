@@ -79,3 +79,19 @@ func BenchmarkEncodeColdCache(b *testing.B) {
 		cold.Encode(text)
 	}
 }
+
+// BenchmarkEncodeParallel encodes from all Ps at once through the shared
+// tokenizer and word cache.
+func BenchmarkEncodeParallel(b *testing.B) {
+	tok := qwen(b)
+	text := goSource(b)
+	tok.Encode(text)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			tok.Encode(text)
+		}
+	})
+}
