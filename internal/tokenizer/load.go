@@ -23,8 +23,9 @@ import (
 var ErrInvalid = errors.New("tokenizer: invalid tokenizer files")
 
 // maxID bounds the token ids accepted from files, so that a corrupt file
-// cannot make the loader allocate gigabytes.
-const maxID = 1 << 24
+// cannot make the loader allocate gigabytes; it is also what the packed
+// merge table can hold (2,097,152 tokens, far above real vocabularies).
+const maxID = mergeMax + 1
 
 // File names inside a checkpoint folder, as HuggingFace writes them.
 const (

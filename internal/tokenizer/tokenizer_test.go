@@ -313,6 +313,8 @@ func TestLoadErrors(t *testing.T) {
 		{"vocab not an object", with(vocabFile, "[1, 2]"), ErrInvalid},
 		{"vocab negative id", with(vocabFile, `{"a": -1}`), ErrInvalid},
 		{"vocab huge id", with(vocabFile, `{"a": 99999999999}`), ErrInvalid},
+		{"vocab id past the limit", with(vocabFile, strings.Replace(toyVocab(), `"abc": 257`, `"abc": 3000000`, 1)), ErrInvalid},
+		{"added id past the limit", with(addedTokensFile, `{"<x>": 3000000}`), ErrInvalid},
 		{"vocab missing bytes", with(vocabFile, `{"a": 0, "b": 1}`), ErrInvalid},
 		{"vocab not byte-level", with(vocabFile, strings.Replace(toyVocab(), `"ab": 256`, `"a b": 256`, 1)), ErrInvalid},
 		{"vocab duplicate id", with(vocabFile, strings.Replace(toyVocab(), `"abc": 257`, `"abc": 256`, 1)), ErrInvalid},
