@@ -4,17 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/c"
-	"github.com/smacker/go-tree-sitter/cpp"
-	"github.com/smacker/go-tree-sitter/golang"
-	"github.com/smacker/go-tree-sitter/java"
-	"github.com/smacker/go-tree-sitter/javascript"
-	"github.com/smacker/go-tree-sitter/python"
-	"github.com/smacker/go-tree-sitter/rust"
-	"github.com/smacker/go-tree-sitter/typescript/tsx"
-	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
 
 // MaxParseBytes is the largest text Parse accepts. tree-sitter addresses
@@ -92,33 +81,11 @@ func (t *Tree) Text(src []byte, i int) string {
 	return string(src[n.StartByte:n.EndByte])
 }
 
-func sitterLanguage(l Language) *sitter.Language {
-	switch l {
-	case Python:
-		return python.GetLanguage()
-	case Go:
-		return golang.GetLanguage()
-	case JavaScript:
-		return javascript.GetLanguage()
-	case TypeScript:
-		return typescript.GetLanguage()
-	case TSX:
-		return tsx.GetLanguage()
-	case Java:
-		return java.GetLanguage()
-	case Rust:
-		return rust.GetLanguage()
-	case C:
-		return c.GetLanguage()
-	case CPP:
-		return cpp.GetLanguage()
-	}
-	return nil
-}
-
 // Parse parses src as lang and returns a Go copy of the syntax tree. The
-// tree-sitter parser, tree and cursor are closed before it returns, on
-// every path, because their C memory is invisible to Go's collector.
+// tree-sitter parser, tree and cursor are released before it returns, on
+// every path, because their C memory is invisible to Go's collector; the
+// copy is made in one C call because a cgo crossing per node would cost
+// more than the parse.
 // Cancelling ctx aborts the parse with ctx's error.
 func Parse(ctx context.Context, lang Language, src []byte) (*Tree, error) {
 	if !lang.IsCode() {
@@ -130,92 +97,7 @@ func Parse(ctx context.Context, lang Language, src []byte) (*Tree, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
-	sl := sitterLanguage(lang)
-	parser := sitter.NewParser()
-	defer parser.Close()
-	parser.SetLanguage(sl)
-	tree, err := parser.ParseCtx(ctx, nil, src)
-	if err != nil {
-		if tree != nil {
-			tree.Close()
-		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, fmt.Errorf("parse: %w", ctxErr)
-		}
-		return nil, fmt.Errorf("parse: %w", err)
-	}
-	if tree == nil {
-		return nil, errors.New("parse: tree-sitter returned no tree")
-	}
-	defer tree.Close()
-	out := &Tree{Lang: lang}
-	copyTree(out, sl, tree)
-	return out, nil
-}
-
-// copyTree walks the tree with one cursor and copies every node. Symbol
-// names are looked up once per symbol instead of once per node because
-// each lookup crosses cgo and allocates.
-func copyTree(out *Tree, sl *sitter.Language, tree *sitter.Tree) {
-	root := tree.RootNode()
-	cur := sitter.NewTreeCursor(root)
-	defer cur.Close()
-	names := make(map[sitter.Symbol]string)
-	fields := make(map[string]string)
-	var stack []int32
-	for {
-		n := cur.CurrentNode()
-		idx := int32(len(out.Nodes))
-		var parent int32 = -1
-		if len(stack) > 0 {
-			parent = stack[len(stack)-1]
-		}
-		sym := n.Symbol()
-		isErr := n.IsError()
-		typ, ok := names[sym]
-		if !ok {
-			if isErr {
-				typ = "ERROR"
-			} else {
-				typ = sl.SymbolName(sym)
-			}
-			names[sym] = typ
-		}
-		field := cur.CurrentFieldName()
-		if field != "" {
-			if f, ok := fields[field]; ok {
-				field = f
-			} else {
-				fields[field] = field
-			}
-		}
-		sp, ep := n.StartPoint(), n.EndPoint()
-		missing := n.IsMissing()
-		if isErr || missing {
-			out.Errors++
-		}
-		out.Nodes = append(out.Nodes, Node{
-			Type: typ, Field: field, Parent: parent, End: idx + 1,
-			StartByte: n.StartByte(), EndByte: n.EndByte(),
-			StartRow: sp.Row, StartCol: sp.Column, EndRow: ep.Row, EndCol: ep.Column,
-			Named: n.IsNamed(), Error: isErr, Missing: missing,
-			Leaf: n.ChildCount() == 0,
-		})
-		if cur.GoToFirstChild() {
-			stack = append(stack, idx)
-			continue
-		}
-		for {
-			if cur.GoToNextSibling() {
-				break
-			}
-			if !cur.GoToParent() {
-				fixEnds(out.Nodes)
-				return
-			}
-			stack = stack[:len(stack)-1]
-		}
-	}
+	return parseC(ctx, lang, src)
 }
 
 // fixEnds computes each node's subtree end from the parent links: in

@@ -1,0 +1,266 @@
+package syntax
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdbool.h>
+
+// Declarations of the tree-sitter 0.22 C API used here. The definitions are
+// compiled into github.com/smacker/go-tree-sitter, which this package links.
+typedef struct TSLanguage TSLanguage;
+typedef struct TSParser TSParser;
+typedef struct TSTree TSTree;
+typedef uint16_t TSSymbol;
+typedef uint16_t TSFieldId;
+typedef struct { uint32_t row; uint32_t column; } TSPoint;
+typedef struct { uint32_t context[4]; const void *id; const TSTree *tree; } TSNode;
+typedef struct { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
+
+TSParser *ts_parser_new(void);
+void ts_parser_delete(TSParser *self);
+bool ts_parser_set_language(TSParser *self, const TSLanguage *language);
+void ts_parser_set_cancellation_flag(TSParser *self, const size_t *flag);
+TSTree *ts_parser_parse_string(TSParser *self, const TSTree *old_tree, const char *string, uint32_t length);
+void ts_tree_delete(TSTree *self);
+TSNode ts_tree_root_node(const TSTree *self);
+TSSymbol ts_node_symbol(TSNode self);
+uint32_t ts_node_start_byte(TSNode self);
+uint32_t ts_node_end_byte(TSNode self);
+TSPoint ts_node_start_point(TSNode self);
+TSPoint ts_node_end_point(TSNode self);
+bool ts_node_is_named(TSNode self);
+bool ts_node_is_missing(TSNode self);
+uint32_t ts_node_child_count(TSNode self);
+TSTreeCursor ts_tree_cursor_new(TSNode node);
+void ts_tree_cursor_delete(TSTreeCursor *self);
+TSNode ts_tree_cursor_current_node(const TSTreeCursor *self);
+TSFieldId ts_tree_cursor_current_field_id(const TSTreeCursor *self);
+bool ts_tree_cursor_goto_first_child(TSTreeCursor *self);
+bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *self);
+bool ts_tree_cursor_goto_parent(TSTreeCursor *self);
+const char *ts_language_symbol_name(const TSLanguage *self, TSSymbol symbol);
+const char *ts_language_field_name_for_id(const TSLanguage *self, TSFieldId id);
+uint32_t ts_language_symbol_count(const TSLanguage *self);
+uint32_t ts_language_field_count(const TSLanguage *self);
+
+const TSLanguage *tree_sitter_python(void);
+const TSLanguage *tree_sitter_go(void);
+const TSLanguage *tree_sitter_javascript(void);
+const TSLanguage *tree_sitter_typescript(void);
+const TSLanguage *tree_sitter_tsx(void);
+const TSLanguage *tree_sitter_java(void);
+const TSLanguage *tree_sitter_rust(void);
+const TSLanguage *tree_sitter_c(void);
+const TSLanguage *tree_sitter_cpp(void);
+
+typedef struct {
+	int32_t parent;
+	int32_t end;
+	uint32_t start_byte, end_byte;
+	uint32_t start_row, start_col, end_row, end_col;
+	uint16_t symbol;
+	uint16_t field;
+	uint8_t flags;
+} pk_node;
+
+enum { PK_NAMED = 1, PK_MISSING = 2, PK_ERROR = 4, PK_LEAF = 8 };
+
+// pk_walk copies every node of tree in pre-order into a malloc'd array in
+// one C call, so the per-node cost is not a cgo crossing. Returns the node
+// count, or -1 when out of memory.
+static int64_t pk_walk(TSTree *tree, pk_node **out) {
+	size_t cap = 1024, n = 0, depth = 0, scap = 64;
+	pk_node *buf = malloc(cap * sizeof *buf);
+	int32_t *stack = malloc(scap * sizeof *stack);
+	if (!buf || !stack) { free(buf); free(stack); return -1; }
+	TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(tree));
+	for (;;) {
+		if (n == cap) {
+			cap *= 2;
+			pk_node *nb = realloc(buf, cap * sizeof *buf);
+			if (!nb) { free(buf); free(stack); ts_tree_cursor_delete(&cur); return -1; }
+			buf = nb;
+		}
+		TSNode node = ts_tree_cursor_current_node(&cur);
+		pk_node *p = &buf[n];
+		TSPoint sp = ts_node_start_point(node), ep = ts_node_end_point(node);
+		p->parent = depth > 0 ? stack[depth - 1] : -1;
+		p->end = (int32_t)(n + 1);
+		p->start_byte = ts_node_start_byte(node);
+		p->end_byte = ts_node_end_byte(node);
+		p->start_row = sp.row; p->start_col = sp.column;
+		p->end_row = ep.row; p->end_col = ep.column;
+		p->symbol = ts_node_symbol(node);
+		p->field = ts_tree_cursor_current_field_id(&cur);
+		p->flags = 0;
+		if (ts_node_is_named(node)) p->flags |= PK_NAMED;
+		if (ts_node_is_missing(node)) p->flags |= PK_MISSING;
+		if (p->symbol == (TSSymbol)-1) p->flags |= PK_ERROR;
+		if (ts_node_child_count(node) == 0) p->flags |= PK_LEAF;
+		n++;
+		if (ts_tree_cursor_goto_first_child(&cur)) {
+			if (depth == scap) {
+				scap *= 2;
+				int32_t *ns = realloc(stack, scap * sizeof *stack);
+				if (!ns) { free(buf); free(stack); ts_tree_cursor_delete(&cur); return -1; }
+				stack = ns;
+			}
+			stack[depth++] = (int32_t)(n - 1);
+			continue;
+		}
+		for (;;) {
+			if (ts_tree_cursor_goto_next_sibling(&cur)) break;
+			if (!ts_tree_cursor_goto_parent(&cur)) {
+				ts_tree_cursor_delete(&cur);
+				free(stack);
+				*out = buf;
+				return (int64_t)n;
+			}
+			depth--;
+		}
+	}
+}
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	// The tree-sitter runtime and grammars are linked from these packages;
+	// this package calls their C functions directly (see the preamble).
+	_ "github.com/smacker/go-tree-sitter"
+	_ "github.com/smacker/go-tree-sitter/c"
+	_ "github.com/smacker/go-tree-sitter/cpp"
+	_ "github.com/smacker/go-tree-sitter/golang"
+	_ "github.com/smacker/go-tree-sitter/java"
+	_ "github.com/smacker/go-tree-sitter/javascript"
+	_ "github.com/smacker/go-tree-sitter/python"
+	_ "github.com/smacker/go-tree-sitter/rust"
+	_ "github.com/smacker/go-tree-sitter/typescript/tsx"
+	_ "github.com/smacker/go-tree-sitter/typescript/typescript"
+)
+
+func cLanguage(l Language) *C.TSLanguage {
+	switch l {
+	case Python:
+		return C.tree_sitter_python()
+	case Go:
+		return C.tree_sitter_go()
+	case JavaScript:
+		return C.tree_sitter_javascript()
+	case TypeScript:
+		return C.tree_sitter_typescript()
+	case TSX:
+		return C.tree_sitter_tsx()
+	case Java:
+		return C.tree_sitter_java()
+	case Rust:
+		return C.tree_sitter_rust()
+	case C:
+		return C.tree_sitter_c()
+	case CPP:
+		return C.tree_sitter_cpp()
+	}
+	return nil
+}
+
+// parseC parses src and copies the tree into Go memory. The parser, the
+// tree, the cursor and the copy buffer are all released before it returns.
+func parseC(ctx context.Context, lang Language, src []byte) (*Tree, error) {
+	cl := cLanguage(lang)
+	if cl == nil {
+		return nil, fmt.Errorf("parse %s: %w", lang, ErrNotCode)
+	}
+	parser := C.ts_parser_new()
+	if parser == nil {
+		return nil, errors.New("parse: tree-sitter could not allocate a parser")
+	}
+	defer C.ts_parser_delete(parser)
+	if !C.ts_parser_set_language(parser, cl) {
+		return nil, fmt.Errorf("parse %s: incompatible grammar version", lang)
+	}
+	flag := (*C.size_t)(C.calloc(1, C.size_t(unsafe.Sizeof(C.size_t(0)))))
+	if flag == nil {
+		return nil, errors.New("parse: out of memory")
+	}
+	defer C.free(unsafe.Pointer(flag))
+	C.ts_parser_set_cancellation_flag(parser, flag)
+	done := make(chan struct{})
+	if ctx.Done() != nil {
+		go func() {
+			select {
+			case <-ctx.Done():
+				atomic.StoreUintptr((*uintptr)(unsafe.Pointer(flag)), 1)
+			case <-done:
+			}
+		}()
+	}
+	in := src
+	if len(in) == 0 {
+		in = []byte{0}
+	}
+	// tree-sitter reads the bytes only during the call and keeps no
+	// reference, so Go memory can be passed without a copy.
+	tree := C.ts_parser_parse_string(parser, nil, (*C.char)(unsafe.Pointer(&in[0])), C.uint32_t(len(src)))
+	close(done)
+	if tree == nil {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("parse: %w", err)
+		}
+		return nil, errors.New("parse: tree-sitter returned no tree")
+	}
+	defer C.ts_tree_delete(tree)
+	var buf *C.pk_node
+	n := C.pk_walk(tree, &buf)
+	if n < 0 {
+		return nil, errors.New("parse: out of memory copying the tree")
+	}
+	defer C.free(unsafe.Pointer(buf))
+	raw := unsafe.Slice(buf, int(n))
+	out := &Tree{Lang: lang, Nodes: make([]Node, len(raw))}
+	symNames := make([]string, int(C.ts_language_symbol_count(cl))+1)
+	symSeen := make([]bool, len(symNames))
+	fieldNames := make([]string, int(C.ts_language_field_count(cl))+1)
+	fieldSeen := make([]bool, len(fieldNames))
+	for i := range raw {
+		r := &raw[i]
+		flags := uint8(r.flags)
+		isErr := flags&C.PK_ERROR != 0
+		var typ string
+		if isErr {
+			typ = "ERROR"
+		} else if s := int(r.symbol); s < len(symNames) {
+			if !symSeen[s] {
+				symNames[s] = C.GoString(C.ts_language_symbol_name(cl, r.symbol))
+				symSeen[s] = true
+			}
+			typ = symNames[s]
+		}
+		var field string
+		if f := int(r.field); f > 0 && f < len(fieldNames) {
+			if !fieldSeen[f] {
+				fieldNames[f] = C.GoString(C.ts_language_field_name_for_id(cl, r.field))
+				fieldSeen[f] = true
+			}
+			field = fieldNames[f]
+		}
+		missing := flags&C.PK_MISSING != 0
+		if isErr || missing {
+			out.Errors++
+		}
+		out.Nodes[i] = Node{
+			Type: typ, Field: field, Parent: int32(r.parent), End: int32(r.end),
+			StartByte: uint32(r.start_byte), EndByte: uint32(r.end_byte),
+			StartRow: uint32(r.start_row), StartCol: uint32(r.start_col),
+			EndRow: uint32(r.end_row), EndCol: uint32(r.end_col),
+			Named: flags&C.PK_NAMED != 0, Error: isErr, Missing: missing,
+			Leaf: flags&C.PK_LEAF != 0,
+		}
+	}
+	fixEnds(out.Nodes)
+	return out, nil
+}
