@@ -1,7 +1,6 @@
 package tokenizer
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"embed"
@@ -12,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -43,13 +43,18 @@ var assets embed.FS
 var qwen3 = sync.OnceValues(buildEmbedded)
 
 func buildEmbedded() (*Tokenizer, error) {
+	// The two files decompress concurrently.
+	var merges []byte
+	var mergesErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { merges, mergesErr = readGzip(assets, "assets/"+mergesFile+".gz") })
 	vocab, err := readGzip(assets, "assets/"+vocabFile+".gz")
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
-	merges, err := readGzip(assets, "assets/"+mergesFile+".gz")
-	if err != nil {
-		return nil, err
+	if mergesErr != nil {
+		return nil, mergesErr
 	}
 	added, err := assets.ReadFile("assets/" + addedTokensFile)
 	if err != nil {
@@ -254,17 +259,70 @@ func build(vocabJSON, mergesTxt []byte, added []addedToken) (*Tokenizer, error) 
 
 // buildMerges parses merges.txt: an optional "#version" header, then one
 // merge "A B" per line in byte-level spelling, highest priority first.
+// Resolving the 150k lines against the vocabulary is most of the loading
+// time, so it is split across CPUs; the ranks stay in file order.
 func (t *Tokenizer) buildMerges(data []byte) error {
-	n := bytes.Count(data, []byte{'\n'}) + 1
-	t.merges = newMergeTable(n)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	var a, b, ab []byte
+	parts := min(max(runtime.GOMAXPROCS(0), 1), 4)
+	if len(data) < 1<<16 {
+		parts = 1
+	}
+	bounds := make([]int, parts+1)
+	bounds[parts] = len(data)
+	for i := 1; i < parts; i++ {
+		b := max(i*len(data)/parts, bounds[i-1])
+		if nl := bytes.IndexByte(data[b:], '\n'); nl >= 0 {
+			b += nl + 1
+		} else {
+			b = len(data)
+		}
+		bounds[i] = b
+	}
+	recs := make([][]mergeRec, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for i := 0; i < parts; i++ {
+		wg.Go(func() { recs[i], errs[i] = t.resolveMerges(data, bounds[i], bounds[i+1]) })
+	}
+	wg.Wait()
+	total := 0
+	for i, err := range errs {
+		if err != nil { // the earliest part holds the first bad line
+			return err
+		}
+		total += len(recs[i])
+	}
+	t.merges = newMergeTable(total)
 	line := 0
-	for sc.Scan() {
-		line++
-		l := sc.Bytes()
-		if line == 1 && bytes.HasPrefix(l, []byte("#version")) {
+	for _, part := range recs {
+		for _, r := range part {
+			line++
+			if err := t.merges.add(r.a, r.b, r.ab); err != nil {
+				return fmt.Errorf("%w: %s merge %d: %w", ErrInvalid, mergesFile, line, err)
+			}
+		}
+	}
+	return nil
+}
+
+// mergeRec is one resolved line of merges.txt.
+type mergeRec struct{ a, b, ab int32 }
+
+// resolveMerges resolves the lines of data[start:end] (start at a line
+// start) to token ids. It only reads the vocabulary.
+func (t *Tokenizer) resolveMerges(data []byte, start, end int) ([]mergeRec, error) {
+	out := make([]mergeRec, 0, (end-start)/10)
+	lineNo := func(pos int) int { return bytes.Count(data[:pos], []byte{'\n'}) + 1 }
+	var a, b, ab []byte
+	for pos := start; pos < end; {
+		lineStart := pos
+		l := data[pos:end]
+		if nl := bytes.IndexByte(l, '\n'); nl >= 0 {
+			l = l[:nl]
+			pos += nl + 1
+		} else {
+			pos = end
+		}
+		if lineStart == 0 && bytes.HasPrefix(l, []byte("#version")) {
 			continue
 		}
 		l = bytes.TrimRight(l, "\r")
@@ -273,27 +331,22 @@ func (t *Tokenizer) buildMerges(data []byte) error {
 		}
 		sp := bytes.IndexByte(l, ' ')
 		if sp <= 0 || sp == len(l)-1 || bytes.IndexByte(l[sp+1:], ' ') >= 0 {
-			return fmt.Errorf("%w: %s line %d: want two tokens separated by one space, got %q", ErrInvalid, mergesFile, line, l)
+			return nil, fmt.Errorf("%w: %s line %d: want two tokens separated by one space, got %q", ErrInvalid, mergesFile, lineNo(lineStart), l)
 		}
 		var okA, okB bool
 		a, okA = t.bl.decode(a[:0], l[:sp])
 		b, okB = t.bl.decode(b[:0], l[sp+1:])
 		if !okA || !okB {
-			return fmt.Errorf("%w: %s line %d: %q is not a byte-level spelling", ErrInvalid, mergesFile, line, l)
+			return nil, fmt.Errorf("%w: %s line %d: %q is not a byte-level spelling", ErrInvalid, mergesFile, lineNo(lineStart), l)
 		}
 		idA, okA := t.vocab[string(a)]
 		idB, okB := t.vocab[string(b)]
 		ab = append(append(ab[:0], a...), b...)
 		idAB, okAB := t.vocab[string(ab)]
 		if !okA || !okB || !okAB {
-			return fmt.Errorf("%w: %s line %d: merge %q uses a token missing from %s", ErrInvalid, mergesFile, line, l, vocabFile)
+			return nil, fmt.Errorf("%w: %s line %d: merge %q uses a token missing from %s", ErrInvalid, mergesFile, lineNo(lineStart), l, vocabFile)
 		}
-		if err := t.merges.add(idA, idB, idAB); err != nil {
-			return fmt.Errorf("%w: %s line %d: %w", ErrInvalid, mergesFile, line, err)
-		}
+		out = append(out, mergeRec{idA, idB, idAB})
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrInvalid, mergesFile, err)
-	}
-	return nil
+	return out, nil
 }
