@@ -42,18 +42,19 @@ var signals = []signal{
 	{Java, regexp.MustCompile(`(?m)^package [\w.]+;\s*$`), 5},
 	{Java, regexp.MustCompile(`\b(public|private|protected) (static )?(final )?[\w<>\[\]]+ \w+\(`), 3},
 	{Java, regexp.MustCompile(`System\.out\.|@Override`), 3},
-	{Rust, regexp.MustCompile(`(?m)^\s*(pub(\(\w+\))? )?fn \w+`), 5},
-	{Rust, regexp.MustCompile(`(?m)^\s*use [\w:{}, *]+;\s*$`), 3},
-	{Rust, regexp.MustCompile(`\blet mut \w+|\bimpl(<.*>)? \w+|#\[derive\(|&mut self|&self`), 3},
+	{Rust, regexp.MustCompile(`(?m)^\s*(pub(\(\w+\))? )?((const|unsafe|async|extern "C") )*fn \w+`), 5},
+	{Rust, regexp.MustCompile(`(?m)^\s*(pub )?use [\w:{}, *]+;\s*$`), 3},
+	{Rust, regexp.MustCompile(`\blet mut \w+|\blet \w+: [\w<>&]+ =|\bimpl(<.*>)? \w+|(?m)^\s*#!?\[\w+|&mut self|&self\b|\bpub(\(crate\))? (struct|enum|trait|mod) `), 3},
 	{C, regexp.MustCompile(`(?m)^#include [<"][\w/.]+\.h[>"]`), 3},
 	{C, regexp.MustCompile(`(?m)^(static )?(int|void|char|unsigned|long|size_t|struct \w+) \**\w+\(`), 2},
 	{C, regexp.MustCompile(`\b(malloc|free|printf|sizeof)\(`), 1},
 	{CPP, regexp.MustCompile(`(?m)^#include <\w+>`), 3},
-	{CPP, regexp.MustCompile(`\bstd::|\bnamespace \w+|\btemplate\s*<|\w+::\w+\(|\bpublic:|\bprivate:`), 4},
+	{CPP, regexp.MustCompile(`\bstd::\w+[<(: ]|\bnamespace \w+\s*\{|\btemplate\s*<|(?m)^\s*(public|private|protected):`), 4},
 	{JavaScript, regexp.MustCompile(`(?m)^\s*(export )?(async )?function\*? ?\w*\(`), 3},
 	{JavaScript, regexp.MustCompile(`(?m)^\s*(const|let|var) \w+ = (require\(|\(.*\) =>|async )`), 3},
 	{JavaScript, regexp.MustCompile(`(?m)^(import .* from ['"]|export (default |const |function |class ))`), 3},
-	{JavaScript, regexp.MustCompile(`console\.log\(|===|module\.exports`), 2},
+	{JavaScript, regexp.MustCompile(`console\.log\(|===|!==|module\.exports|document\.|window\.`), 2},
+	{JavaScript, regexp.MustCompile(`(?m)^\s*(const|let|var) \w+ = |=> \{|\bfunction\s*\(`), 1},
 	{TypeScript, regexp.MustCompile(`(?m)^\s*(export )?(interface|type) \w+(<.*>)? (=|\{)`), 4},
 	{TypeScript, regexp.MustCompile(`\w\??: (string|number|boolean|any|void|unknown)\b`), 3},
 	{TypeScript, regexp.MustCompile(`(?m)^\s*(public|private|readonly) \w+:`), 2},
@@ -84,8 +85,9 @@ func Detect(text, filename string) Language {
 		return Text
 	}
 	scores := map[Language]int{}
+	body := stripComments(window)
 	for _, s := range signals {
-		n := len(s.re.FindAllStringIndex(window, 20))
+		n := len(s.re.FindAllStringIndex(body, 20))
 		scores[s.lang] += n * s.weight
 	}
 	// TypeScript is a superset of JavaScript: its cues add to the shared
@@ -157,4 +159,21 @@ func looksLikeText(window string) bool {
 		return true
 	}
 	return grep*2 > total || logs*2 > total || diff >= 3 && diff*4 > total
+}
+
+// stripComments drops whole-line comments, whose prose and commented-out
+// code would otherwise vote for the wrong language. "#" lines go only when
+// followed by a space, so C preprocessor lines survive.
+func stripComments(window string) string {
+	var sb strings.Builder
+	sb.Grow(len(window))
+	for _, ln := range strings.SplitAfter(window, "\n") {
+		t := strings.TrimLeft(ln, " \t")
+		if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "* ") ||
+			strings.HasPrefix(t, "# ") || strings.HasPrefix(t, "#!") && !strings.HasPrefix(t, "#![") {
+			continue
+		}
+		sb.WriteString(ln)
+	}
+	return sb.String()
 }
