@@ -1,0 +1,455 @@
+// Package httpapi is the HTTP face of a pruner.Pruner: the SWE-Pruner
+// service's API (GET /health, POST /prune) so that existing agent
+// integrations work unchanged, plus a native POST /v1/prune that returns the
+// library's full Result.
+//
+// The SWE-Pruner request and response schema follow the original service
+// (github.com/Ayanami1314/swe-pruner, PruneRequest / PruneResponse):
+//
+//	POST /prune {"query", "code", "threshold" (0.5), "always_keep_first_frags" (false), "chunk_overlap_tokens" (50)}
+//	→ {"score", "pruned_code", "token_scores", "kept_frags", "origin_token_cnt",
+//	   "left_token_cnt", "model_input_token_cnt", "error_msg"}
+//
+// pruned_code, kept_frags, score and the token counts are those of the
+// service (pruner.WithSWEPrunerCompat). token_scores is always an empty
+// list: the library does not expose per-token scores.
+//
+// Errors are JSON objects {"error_msg": "..."} with status 400 (malformed
+// JSON, missing query or code, invalid option), 413 (body over the limit),
+// 503 (timed out or server busy) or 500.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/prunekit/pruner"
+	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/tokenizer"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxBodyBytes = 8 << 20
+	DefaultTimeout      = 2 * time.Minute
+)
+
+// SWE-Pruner request defaults (PruneRequest in the original service).
+const (
+	defaultThreshold = 0.5
+	defaultOverlap   = 50
+)
+
+// Config tunes the handler; the zero value is usable.
+type Config struct {
+	// MaxBodyBytes caps a request body; larger bodies get 413
+	// (default DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+	// Timeout bounds one prune; a request still running then gets 503
+	// (default DefaultTimeout).
+	Timeout time.Duration
+	// MaxConcurrent bounds the prunes running at once; further requests wait
+	// for a slot until their timeout (default GOMAXPROCS).
+	MaxConcurrent int
+	// TokenizerDir is the checkpoint folder; its vocab.json, when present,
+	// counts the tokens of model_input_token_cnt (default: the embedded
+	// Qwen3 tokenizer, as the pruner itself does).
+	TokenizerDir string
+	// Logger receives one line per failed request (default: discard).
+	Logger *slog.Logger
+}
+
+// Handler serves the pruning API. It is safe for concurrent use.
+type Handler struct {
+	base   *pruner.Pruner
+	tok    *tokenizer.Tokenizer
+	cfg    Config
+	slots  chan struct{}
+	mux    *http.ServeMux
+	prompt int // prefix + suffix tokens of the model input
+}
+
+// New returns a Handler pruning with p. p's options are the defaults of
+// every request; request fields override them per call.
+func New(p *pruner.Pruner, cfg Config) (*Handler, error) {
+	if p == nil {
+		return nil, errors.New("httpapi: nil pruner")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	tok, err := loadTokenizer(cfg.TokenizerDir)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
+	h := &Handler{
+		base:   p,
+		tok:    tok,
+		cfg:    cfg,
+		slots:  make(chan struct{}, cfg.MaxConcurrent),
+		mux:    http.NewServeMux(),
+		prompt: len(chunk.DefaultPrefixIDs()) + len(chunk.DefaultSuffixIDs()),
+	}
+	h.mux.HandleFunc("GET /health", h.health)
+	h.mux.HandleFunc("POST /prune", h.prune)
+	h.mux.HandleFunc("POST /v1/prune", h.prunev1)
+	return h, nil
+}
+
+func loadTokenizer(dir string) (*tokenizer.Tokenizer, error) {
+	if dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "vocab.json")); err == nil {
+			return tokenizer.Load(dir)
+		}
+	}
+	return tokenizer.Qwen3()
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			h.cfg.Logger.Error("panic", "path", r.URL.Path, "panic", v)
+			writeError(w, http.StatusInternalServerError, "internal error")
+		}
+	}()
+	h.mux.ServeHTTP(w, r)
+}
+
+// health answers as the original service does, plus the scorer kind.
+func (h *Handler) health(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "healthy", "model_loaded": true, "scorer": h.base.Kind()})
+}
+
+// PruneRequest is the SWE-Pruner service's request. Pointers tell absent
+// fields (which take the service's defaults) from zero values.
+type PruneRequest struct {
+	Query                *string  `json:"query"`
+	Code                 *string  `json:"code"`
+	Threshold            *float64 `json:"threshold"`
+	AlwaysKeepFirstFrags bool     `json:"always_keep_first_frags"`
+	ChunkOverlapTokens   *int     `json:"chunk_overlap_tokens"`
+}
+
+// PruneResponse is the SWE-Pruner service's response.
+type PruneResponse struct {
+	// Score is the document relevance (max over windows).
+	Score float64 `json:"score"`
+	// PrunedCode is the service's rendering: kept lines, "(filtered N lines)".
+	PrunedCode string `json:"pruned_code"`
+	// TokenScores holds [token, score] pairs in the service; always empty
+	// here (the library keeps token scores internal).
+	TokenScores [][]any `json:"token_scores"`
+	// KeptFrags lists the kept 1-based lines (Python splitlines numbering),
+	// gap-filled lines included.
+	KeptFrags []int `json:"kept_frags"`
+	// OriginTokenCnt counts the tokens of code.
+	OriginTokenCnt int `json:"origin_token_cnt"`
+	// LeftTokenCnt counts the tokens of pruned_code.
+	LeftTokenCnt int `json:"left_token_cnt"`
+	// ModelInputTokenCnt is the service's figure: query part (as budgeted) +
+	// code + prompt prefix and suffix tokens, once, whatever the windows.
+	ModelInputTokenCnt int `json:"model_input_token_cnt"`
+	// ErrorMsg is null on success; when the text came back unpruned it says
+	// why.
+	ErrorMsg *string `json:"error_msg"`
+}
+
+type errorBody struct {
+	ErrorMsg string `json:"error_msg"`
+}
+
+func (h *Handler) prune(w http.ResponseWriter, r *http.Request) {
+	var req PruneRequest
+	if status, err := h.decode(w, r, &req); err != nil {
+		h.fail(w, r, status, err)
+		return
+	}
+	switch {
+	case req.Query == nil:
+		h.fail(w, r, http.StatusBadRequest, errors.New("missing field: query"))
+		return
+	case req.Code == nil:
+		h.fail(w, r, http.StatusBadRequest, errors.New("missing field: code"))
+		return
+	}
+	threshold, overlap := defaultThreshold, defaultOverlap
+	if req.Threshold != nil {
+		threshold = *req.Threshold
+	}
+	if req.ChunkOverlapTokens != nil {
+		overlap = *req.ChunkOverlapTokens
+	}
+	p, err := h.base.With(pruner.WithSWEPrunerCompat(), pruner.WithThreshold(threshold),
+		pruner.WithOverlap(overlap), pruner.WithKeepFirstLine(req.AlwaysKeepFirstFrags))
+	if err != nil {
+		h.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	res, status, err := h.run(r.Context(), p, *req.Query, *req.Code)
+	if err != nil {
+		h.fail(w, r, status, err)
+		return
+	}
+	out := PruneResponse{
+		Score:          res.Score,
+		PrunedCode:     res.Text,
+		TokenScores:    [][]any{},
+		KeptFrags:      res.KeptLines(),
+		OriginTokenCnt: res.Tokens.Input,
+		LeftTokenCnt:   res.Tokens.Kept,
+	}
+	if out.KeptFrags == nil {
+		out.KeptFrags = []int{}
+	}
+	if res.Unpruned != "" {
+		msg := "not pruned: " + res.Unpruned
+		out.ErrorMsg = &msg
+	} else {
+		// The service counts the query as formatted for window budgeting.
+		q := len(h.tok.Encode(chunk.FormatQuery(chunk.BudgetInstruction, *req.Query)))
+		out.ModelInputTokenCnt = q + res.Tokens.Input + h.prompt
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// NativeRequest is the body of POST /v1/prune.
+type NativeRequest struct {
+	Query   string        `json:"query"`
+	Text    *string       `json:"text"`
+	Options NativeOptions `json:"options"`
+}
+
+// NativeOptions are the per-request options of POST /v1/prune; absent
+// fields keep the server's defaults. At most one budget may be set.
+type NativeOptions struct {
+	Threshold       *float64 `json:"threshold,omitempty"`
+	TokenBudget     int      `json:"token_budget,omitempty"`
+	Compression     float64  `json:"compression,omitempty"` // keep input tokens ÷ compression
+	LineBudget      float64  `json:"line_budget,omitempty"` // fraction of lines in (0,1]
+	Language        string   `json:"language,omitempty"`
+	FileName        string   `json:"file_name,omitempty"`
+	KeepFirstLine   *bool    `json:"keep_first_line,omitempty"`
+	KeepLastLine    *bool    `json:"keep_last_line,omitempty"`
+	Repair          *bool    `json:"repair,omitempty"`
+	Overlap         *int     `json:"chunk_overlap_tokens,omitempty"`
+	Decision        string   `json:"decision,omitempty"`
+	SWEPrunerCompat bool     `json:"swepruner_compat,omitempty"`
+}
+
+func (o NativeOptions) options() ([]pruner.Option, error) {
+	var opts []pruner.Option
+	budgets := 0
+	if o.TokenBudget != 0 {
+		budgets++
+		opts = append(opts, pruner.WithTokenBudget(o.TokenBudget))
+	}
+	if o.Compression != 0 {
+		budgets++
+		opts = append(opts, pruner.WithCompression(o.Compression))
+	}
+	if o.LineBudget != 0 {
+		budgets++
+		opts = append(opts, pruner.WithLineBudget(o.LineBudget))
+	}
+	if budgets > 1 {
+		return nil, fmt.Errorf("%w: set at most one of token_budget, compression, line_budget", pruner.ErrOption)
+	}
+	if o.SWEPrunerCompat {
+		opts = append(opts, pruner.WithSWEPrunerCompat())
+	}
+	if o.Threshold != nil {
+		opts = append(opts, pruner.WithThreshold(*o.Threshold))
+	}
+	if o.Language != "" {
+		opts = append(opts, pruner.WithLanguage(o.Language))
+	}
+	if o.FileName != "" {
+		opts = append(opts, pruner.WithFileName(o.FileName))
+	}
+	if o.KeepFirstLine != nil {
+		opts = append(opts, pruner.WithKeepFirstLine(*o.KeepFirstLine))
+	}
+	if o.KeepLastLine != nil {
+		opts = append(opts, pruner.WithKeepLastLine(*o.KeepLastLine))
+	}
+	if o.Repair != nil {
+		opts = append(opts, pruner.WithRepair(*o.Repair))
+	}
+	if o.Overlap != nil {
+		opts = append(opts, pruner.WithOverlap(*o.Overlap))
+	}
+	if o.Decision != "" {
+		opts = append(opts, pruner.WithDecision(pruner.Decision(o.Decision)))
+	}
+	return opts, nil
+}
+
+// NativeResponse is the library's Result in JSON.
+type NativeResponse struct {
+	Text         string        `json:"text"`
+	Lines        []NativeLine  `json:"lines"`
+	KeptLines    []int         `json:"kept_lines"`
+	Placeholders []Placeholder `json:"placeholders"`
+	Score        float64       `json:"score"`
+	Tokens       Tokens        `json:"tokens"`
+	Windows      int           `json:"windows"`
+	Language     string        `json:"language"`
+	Scorer       string        `json:"scorer"`
+	Unpruned     string        `json:"unpruned,omitempty"`
+	Notes        []string      `json:"notes"`
+}
+
+// NativeLine is pruner.Line in JSON.
+type NativeLine struct {
+	Number int     `json:"number"`
+	Kept   bool    `json:"kept"`
+	Score  float64 `json:"score"`
+	Reason string  `json:"reason,omitempty"`
+}
+
+// Placeholder is pruner.Placeholder in JSON.
+type Placeholder struct {
+	OutputLine int `json:"output_line"`
+	FirstLine  int `json:"first_line"`
+	LastLine   int `json:"last_line"`
+}
+
+// Tokens is pruner.TokenCounts in JSON.
+type Tokens struct {
+	Input      int `json:"input"`
+	Kept       int `json:"kept"`
+	ModelInput int `json:"model_input"`
+}
+
+func (h *Handler) prunev1(w http.ResponseWriter, r *http.Request) {
+	var req NativeRequest
+	if status, err := h.decode(w, r, &req); err != nil {
+		h.fail(w, r, status, err)
+		return
+	}
+	if strings.TrimSpace(req.Query) == "" {
+		h.fail(w, r, http.StatusBadRequest, errors.New("missing field: query"))
+		return
+	}
+	if req.Text == nil {
+		h.fail(w, r, http.StatusBadRequest, errors.New("missing field: text"))
+		return
+	}
+	opts, err := req.Options.options()
+	if err != nil {
+		h.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	p, err := h.base.With(opts...)
+	if err != nil {
+		h.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	res, status, err := h.run(r.Context(), p, req.Query, *req.Text)
+	if err != nil {
+		h.fail(w, r, status, err)
+		return
+	}
+	out := NativeResponse{
+		Text: res.Text, Score: res.Score, Windows: res.Windows, Language: res.Language,
+		Scorer: res.Scorer, Unpruned: res.Unpruned, Notes: res.Notes,
+		Tokens:       Tokens{Input: res.Tokens.Input, Kept: res.Tokens.Kept, ModelInput: res.Tokens.ModelInput},
+		Lines:        make([]NativeLine, len(res.Lines)),
+		KeptLines:    res.KeptLines(),
+		Placeholders: make([]Placeholder, len(res.Placeholders)),
+	}
+	for i, l := range res.Lines {
+		out.Lines[i] = NativeLine{Number: l.Number, Kept: l.Kept, Score: l.Score, Reason: string(l.Reason)}
+	}
+	for i, ph := range res.Placeholders {
+		out.Placeholders[i] = Placeholder{OutputLine: ph.OutputLine, FirstLine: ph.FirstLine, LastLine: ph.LastLine}
+	}
+	if out.KeptLines == nil {
+		out.KeptLines = []int{}
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// run prunes under the request timeout and the concurrency limit, and maps
+// errors to status codes.
+func (h *Handler) run(ctx context.Context, p *pruner.Pruner, query, text string) (*pruner.Result, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
+	defer cancel()
+	select {
+	case h.slots <- struct{}{}:
+		defer func() { <-h.slots }()
+	case <-ctx.Done():
+		return nil, http.StatusServiceUnavailable, fmt.Errorf("server busy: no pruning slot within %v: %w", h.cfg.Timeout, ctx.Err())
+	}
+	res, err := p.Prune(ctx, query, text)
+	switch {
+	case err == nil:
+		return res, http.StatusOK, nil
+	case errors.Is(err, pruner.ErrOption):
+		return nil, http.StatusBadRequest, err
+	case errors.Is(err, pruner.ErrInputTooLarge):
+		return nil, http.StatusRequestEntityTooLarge, err
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return nil, http.StatusServiceUnavailable, fmt.Errorf("prune timed out or was cancelled: %w", err)
+	}
+	return nil, http.StatusInternalServerError, err
+}
+
+// decode reads one JSON object from a size-limited body.
+func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) (int, error) {
+	body := http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	err := dec.Decode(v)
+	if err == nil {
+		// Exactly one JSON value: anything but whitespace after it is malformed.
+		if _, err2 := dec.Token(); !errors.Is(err2, io.EOF) {
+			err = errors.New("data after the JSON object")
+		}
+	}
+	if err == nil {
+		return http.StatusOK, nil
+	}
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return http.StatusRequestEntityTooLarge, fmt.Errorf("request body over %d bytes: %w", tooBig.Limit, err)
+	}
+	return http.StatusBadRequest, fmt.Errorf("malformed JSON: %w", err)
+}
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, err error) {
+	h.cfg.Logger.Warn("request failed", "path", r.URL.Path, "status", status, "err", err)
+	writeError(w, status, err.Error())
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorBody{ErrorMsg: msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v) // the client may be gone; nothing to do
+}

@@ -1,0 +1,140 @@
+// Command server serves a pruner model over HTTP with the SWE-Pruner
+// service's API, so agent integrations written for that service work
+// unchanged, plus a native endpoint with the library's full result:
+//
+//	server -model ./checkpoint -addr :8000
+//
+//	GET  /health     {"status":"healthy","model_loaded":true,"scorer":"swe-pruner"}
+//	POST /prune      {"query","code","threshold","always_keep_first_frags","chunk_overlap_tokens"}
+//	                 → {"score","pruned_code","token_scores","kept_frags","origin_token_cnt",
+//	                    "left_token_cnt","model_input_token_cnt","error_msg"}
+//	POST /v1/prune   {"query","text","options":{"threshold","token_budget","compression",
+//	                    "line_budget","language","file_name",...}} → the library's Result
+//
+// The server stops gracefully on SIGINT or SIGTERM: it stops accepting
+// connections and lets running requests finish for up to -shutdown-grace.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prunekit/pruner"
+	"github.com/prunekit/pruner/examples/server/internal/httpapi"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr, nil); err != nil {
+		fmt.Fprintf(os.Stderr, "server: %v\n", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+type flags struct {
+	model, addr                                     string
+	maxBody                                         int64
+	maxLength, maxConcurrent                        int
+	timeout, readTimeout, writeTimeout, idleTimeout time.Duration
+	grace                                           time.Duration
+}
+
+func parse(args []string, stderr io.Writer) (*flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout; required)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "listen address")
+	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413)")
+	fs.IntVar(&f.maxLength, "max-length", 8192, "model window length in tokens (the SWE-Pruner service uses 8192)")
+	fs.IntVar(&f.maxConcurrent, "max-concurrent", 0, "prunes running at once (0: GOMAXPROCS); others wait")
+	fs.DurationVar(&f.timeout, "timeout", httpapi.DefaultTimeout, "per-request pruning timeout (then 503)")
+	fs.DurationVar(&f.readTimeout, "read-timeout", 30*time.Second, "time to read a whole request")
+	fs.DurationVar(&f.writeTimeout, "write-timeout", 0, "time to handle and write a response (0: -timeout + 30s)")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "keep-alive idle timeout")
+	fs.DurationVar(&f.grace, "shutdown-grace", 30*time.Second, "how long running requests may finish on shutdown")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if f.model == "" {
+		return nil, errors.New("-model is required")
+	}
+	if f.writeTimeout == 0 {
+		f.writeTimeout = f.timeout + 30*time.Second
+	}
+	return &f, nil
+}
+
+// run loads the model and serves until ctx is done. When ready is not nil
+// it receives the bound address once the server listens.
+func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- string) error {
+	f, err := parse(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	p, err := pruner.Load(ctx, f.model, pruner.WithMaxLength(f.maxLength))
+	if err != nil {
+		return err
+	}
+	h, err := httpapi.New(p, httpapi.Config{
+		MaxBodyBytes: f.maxBody, Timeout: f.timeout, MaxConcurrent: f.maxConcurrent,
+		TokenizerDir: f.model, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       f.readTimeout,
+		WriteTimeout:      f.writeTimeout,
+		IdleTimeout:       f.idleTimeout,
+		MaxHeaderBytes:    1 << 20,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "model", f.model, "scorer", p.Kind())
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", f.grace)
+	sctx, cancel := context.WithTimeout(context.Background(), f.grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/internal/golden"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr bool
+		check   func(t *testing.T, f *flags)
+	}{
+		{"model required", nil, true, nil},
+		{"stray argument", []string{"-model", "m", "extra"}, true, nil},
+		{"unknown flag", []string{"-model", "m", "-nope"}, true, nil},
+		{"defaults", []string{"-model", "m"}, false, func(t *testing.T, f *flags) {
+			assert.Equal(t, "127.0.0.1:8000", f.addr)
+			assert.Equal(t, 8192, f.maxLength)
+			assert.Equal(t, f.timeout+30*time.Second, f.writeTimeout)
+		}},
+		{"explicit", []string{"-model", "m", "-addr", ":0", "-max-body", "10", "-timeout", "5s"}, false, func(t *testing.T, f *flags) {
+			assert.Equal(t, ":0", f.addr)
+			assert.EqualValues(t, 10, f.maxBody)
+			assert.Equal(t, 35*time.Second, f.writeTimeout)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := parse(tc.args, io.Discard)
+			if tc.wantErr {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, f)
+		})
+	}
+}
+
+// TestServeAndShutdown starts the real server, prunes through it and stops
+// it the way SIGTERM does (cancelling the context): run returns nil and the
+// port is closed.
+func TestServeAndShutdown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	model := filepath.Join(golden.Dir(), "tiny-swepruner")
+	go func() { done <- run(ctx, []string{"-model", model, "-addr", "127.0.0.1:0"}, io.Discard, ready) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("run returned early: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not start")
+	}
+	body, _ := json.Marshal(map[string]any{"query": "add", "code": "def add(a, b):\n    return a + b\n", "threshold": 0})
+	resp, err := http.Post("http://"+addr+"/prune", "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	var got map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
+	resp.Body.Close()
+	assert.Equal(t, "def add(a, b):\n    return a + b", got["pruned_code"])
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not shut down")
+	}
+	_, err = http.Get("http://" + addr + "/health")
+	assert.Error(t, err)
+}
