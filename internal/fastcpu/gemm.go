@@ -1,0 +1,306 @@
+// Package fastcpu holds fast float32 CPU kernels for the models of this
+// module and a GoMLX backend ("fastgo") that runs its matrix products with
+// them. The matrix product is blocked for the caches (BLIS-style packing of
+// A and B panels) around a 6×16 micro-kernel written in Go assembly for
+// AVX2+FMA; a pure Go micro-kernel is used when the CPU (checked at run time)
+// or the architecture lacks them. Accumulation is in float32.
+package fastcpu
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Micro-kernel tile and cache blocking sizes.
+const (
+	mr = 6   // rows of the micro-tile (one broadcast each)
+	nr = 16  // columns of the micro-tile (two 8-lane vectors)
+	kc = 256 // depth of a packed panel (B micro-panel kc×nr = 16 KiB, in L1)
+	mc = 144 // rows of a packed A block (mc×kc = 144 KiB, in L2)
+	nc = 3072
+)
+
+// Strided describes a batch of matrices stored in a flat slice: element
+// (b, i, j) is Data[b*BatchStride + i*RowStride + j*ColStride].
+type Strided struct {
+	Data                              []float32
+	BatchStride, RowStride, ColStride int
+}
+
+// at returns element (b, i, j).
+func (s Strided) at(b, i, j int) float32 {
+	return s.Data[b*s.BatchStride+i*s.RowStride+j*s.ColStride]
+}
+
+// Gemm multiplies batches of float32 matrices. It is safe for concurrent use;
+// packing buffers are pooled, so steady-state calls do not allocate them.
+// The zero value is not usable: create one with NewGemm.
+type Gemm struct {
+	workers int
+	simd    bool
+	bufs    sync.Pool // *workBuf
+}
+
+type workBuf struct {
+	a, b []float32
+	tile [mr * nr]float32
+}
+
+// GemmOption configures NewGemm.
+type GemmOption func(*Gemm)
+
+// WithWorkers sets the number of goroutines one product may use (default
+// GOMAXPROCS at creation).
+func WithWorkers(n int) GemmOption {
+	return func(g *Gemm) {
+		if n > 0 {
+			g.workers = n
+		}
+	}
+}
+
+// WithPureGo forces the pure Go micro-kernel even where the assembly one
+// could run (tests compare the two).
+func WithPureGo() GemmOption { return func(g *Gemm) { g.simd = false } }
+
+// NewGemm returns a Gemm that uses the SIMD micro-kernel when this CPU
+// supports it.
+func NewGemm(opts ...GemmOption) *Gemm {
+	g := &Gemm{workers: runtime.GOMAXPROCS(0), simd: hasSIMD}
+	for _, o := range opts {
+		o(g)
+	}
+	g.bufs.New = func() any {
+		return &workBuf{a: make([]float32, mc*kc), b: make([]float32, kc*nc)}
+	}
+	return g
+}
+
+// SIMD reports whether g runs the assembly micro-kernel.
+func (g *Gemm) SIMD() bool { return g.simd }
+
+// task is a block of one batch entry: rows [i0,i1) × columns [j0,j1) of C.
+type task struct{ b, i0, i1, j0, j1 int }
+
+// MatMul computes C[b] = A[b]·B[b] for b < batch, where A[b] is m×k, B[b] is
+// k×n (both any strides, see Strided) and C is dense row-major
+// [batch, m, n]. C is overwritten. Slices must be large enough for the
+// described elements; the caller checks shapes.
+func (g *Gemm) MatMul(batch, m, n, k int, a, b Strided, c []float32) {
+	if batch == 0 || m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		clear(c[:batch*m*n])
+		return
+	}
+	workers := g.workers
+	if flops := 2 * batch * m * n * k; flops < 1<<17 {
+		workers = 1
+	}
+	parts := 1
+	if batch < workers {
+		parts = (workers + batch - 1) / batch
+	}
+	tasks := make([]task, 0, batch*parts)
+	for bi := 0; bi < batch; bi++ {
+		if parts == 1 {
+			tasks = append(tasks, task{bi, 0, m, 0, n})
+			continue
+		}
+		if n >= m {
+			step := roundUp((n+parts-1)/parts, nr)
+			for j := 0; j < n; j += step {
+				tasks = append(tasks, task{bi, 0, m, j, min(n, j+step)})
+			}
+		} else {
+			step := roundUp((m+parts-1)/parts, mr)
+			for i := 0; i < m; i += step {
+				tasks = append(tasks, task{bi, i, min(m, i+step), 0, n})
+			}
+		}
+	}
+	run := func(next *atomic.Int64) {
+		w := g.bufs.Get().(*workBuf)
+		for {
+			t := int(next.Add(1)) - 1
+			if t >= len(tasks) {
+				break
+			}
+			g.block(w, tasks[t], m, n, k, a, b, c)
+		}
+		g.bufs.Put(w)
+	}
+	var next atomic.Int64
+	workers = min(workers, len(tasks))
+	if workers <= 1 {
+		run(&next)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(workers - 1)
+	for i := 1; i < workers; i++ {
+		go func() {
+			defer wg.Done()
+			run(&next)
+		}()
+	}
+	run(&next)
+	wg.Wait()
+}
+
+func roundUp(x, m int) int { return (x + m - 1) / m * m }
+
+// block computes one task with the packed loops (BLIS order jc, pc, ic).
+func (g *Gemm) block(w *workBuf, t task, m, n, k int, a, b Strided, c []float32) {
+	cb := c[t.b*m*n : (t.b+1)*m*n]
+	for jc := t.j0; jc < t.j1; jc += nc {
+		ncb := min(nc, t.j1-jc)
+		for pc := 0; pc < k; pc += kc {
+			kcb := min(kc, k-pc)
+			packB(w.b, b, t.b, pc, kcb, jc, ncb)
+			load := pc > 0
+			for ic := t.i0; ic < t.i1; ic += mc {
+				mcb := min(mc, t.i1-ic)
+				packA(w.a, a, t.b, ic, mcb, pc, kcb)
+				for jr := 0; jr < ncb; jr += nr {
+					bp := w.b[jr*kcb : (jr+nr)*kcb]
+					nn := min(nr, ncb-jr)
+					for ir := 0; ir < mcb; ir += mr {
+						ap := w.a[ir*kcb : (ir+mr)*kcb]
+						mm := min(mr, mcb-ir)
+						off := (ic+ir)*n + jc + jr
+						if mm == mr && nn == nr {
+							g.kernel(kcb, ap, bp, cb[off:], n, load)
+							continue
+						}
+						// Edge tile: compute the full tile aside, copy what fits.
+						g.kernel(kcb, ap, bp, w.tile[:], nr, false)
+						for i := 0; i < mm; i++ {
+							dst := cb[off+i*n : off+i*n+nn]
+							src := w.tile[i*nr : i*nr+nn]
+							if load {
+								for j := range dst {
+									dst[j] += src[j]
+								}
+							} else {
+								copy(dst, src)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func (g *Gemm) kernel(k int, a, b, c []float32, ldc int, load bool) {
+	if g.simd {
+		kernelSIMD(k, a, b, c, ldc, load)
+		return
+	}
+	kernelGo(k, a, b, c, ldc, load)
+}
+
+// packA copies rows [i0,i0+rows) × depth [p0,p0+depth) of A[bi] into dst as
+// micro-panels of mr rows: panel r holds, for each p, its mr row values.
+// Rows past the end are zero.
+func packA(dst []float32, a Strided, bi, i0, rows, p0, depth int) {
+	base := bi*a.BatchStride + i0*a.RowStride + p0*a.ColStride
+	for r := 0; r < rows; r += mr {
+		panel := dst[r*depth : (r+mr)*depth]
+		mm := min(mr, rows-r)
+		for i := 0; i < mm; i++ {
+			src := base + (r+i)*a.RowStride
+			if a.ColStride == 1 {
+				row := a.Data[src : src+depth]
+				for p, v := range row {
+					panel[p*mr+i] = v
+				}
+			} else {
+				for p := 0; p < depth; p++ {
+					panel[p*mr+i] = a.Data[src+p*a.ColStride]
+				}
+			}
+		}
+		for i := mm; i < mr; i++ {
+			for p := 0; p < depth; p++ {
+				panel[p*mr+i] = 0
+			}
+		}
+	}
+}
+
+// packB copies depth [p0,p0+depth) × columns [j0,j0+cols) of B[bi] into dst
+// as micro-panels of nr columns: panel c holds, for each p, its nr column
+// values. Columns past the end are zero.
+func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int) {
+	base := bi*b.BatchStride + p0*b.RowStride + j0*b.ColStride
+	for c := 0; c < cols; c += nr {
+		panel := dst[c*depth : (c+nr)*depth]
+		nn := min(nr, cols-c)
+		switch {
+		case b.ColStride == 1 && nn == nr:
+			for p := 0; p < depth; p++ {
+				src := base + p*b.RowStride + c
+				copy(panel[p*nr:p*nr+nr], b.Data[src:src+nr])
+			}
+		case b.RowStride == 1:
+			for j := 0; j < nn; j++ {
+				src := base + (c+j)*b.ColStride
+				col := b.Data[src : src+depth]
+				for p, v := range col {
+					panel[p*nr+j] = v
+				}
+			}
+			zeroCols(panel, nn, depth)
+		default:
+			for p := 0; p < depth; p++ {
+				src := base + p*b.RowStride + c*b.ColStride
+				for j := 0; j < nn; j++ {
+					panel[p*nr+j] = b.Data[src+j*b.ColStride]
+				}
+			}
+			zeroCols(panel, nn, depth)
+		}
+	}
+}
+
+func zeroCols(panel []float32, from, depth int) {
+	if from == nr {
+		return
+	}
+	for p := 0; p < depth; p++ {
+		clear(panel[p*nr+from : p*nr+nr])
+	}
+}
+
+// kernelGo is the portable micro-kernel: C[mr,nr] (row stride ldc) =
+// (load ? C : 0) + A·B over k packed steps.
+func kernelGo(k int, a, b, c []float32, ldc int, load bool) {
+	var acc [mr][nr]float32
+	a = a[:k*mr]
+	b = b[:k*nr]
+	for p := 0; p < k; p++ {
+		bv := (*[nr]float32)(b[p*nr : p*nr+nr])
+		av := (*[mr]float32)(a[p*mr : p*mr+mr])
+		for i := 0; i < mr; i++ {
+			ai := av[i]
+			row := &acc[i]
+			for j := 0; j < nr; j++ {
+				row[j] += ai * bv[j]
+			}
+		}
+	}
+	for i := 0; i < mr; i++ {
+		dst := (*[nr]float32)(c[i*ldc : i*ldc+nr])
+		if load {
+			for j := 0; j < nr; j++ {
+				dst[j] += acc[i][j]
+			}
+		} else {
+			*dst = acc[i]
+		}
+	}
+}

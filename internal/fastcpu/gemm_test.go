@@ -1,0 +1,145 @@
+package fastcpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// layout builds a Strided view of batch×rows×cols data stored either row-major
+// or column-major per batch entry.
+func layout(data []float32, rows, cols int, colMajor bool) Strided {
+	if colMajor {
+		return Strided{Data: data, BatchStride: rows * cols, RowStride: 1, ColStride: rows}
+	}
+	return Strided{Data: data, BatchStride: rows * cols, RowStride: cols, ColStride: 1}
+}
+
+func randSlice(r *rand.Rand, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	return v
+}
+
+// naive is the float64 reference product.
+func naive(batch, m, n, k int, a, b Strided) []float64 {
+	out := make([]float64, batch*m*n)
+	for bi := 0; bi < batch; bi++ {
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				s := 0.0
+				for p := 0; p < k; p++ {
+					s += float64(a.at(bi, i, p)) * float64(b.at(bi, p, j))
+				}
+				out[(bi*m+i)*n+j] = s
+			}
+		}
+	}
+	return out
+}
+
+func requireClose(t *testing.T, want []float64, got []float32, k int, what string) {
+	t.Helper()
+	require.Len(t, got, len(want))
+	tol := 1e-5 * float64(k+1) * 4 // float32 accumulation of k N(0,1)·N(0,1) terms
+	for i := range want {
+		if d := math.Abs(want[i] - float64(got[i])); !(d <= tol) {
+			require.Failf(t, "mismatch", "%s: element %d: want %g got %g (|diff| %g > %g)", what, i, want[i], got[i], d, tol)
+		}
+	}
+}
+
+func TestMatMulRandomShapes(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	shapes := [][4]int{ // batch, m, n, k
+		{1, 1, 1, 1}, {1, 5, 7, 3}, {1, 6, 16, 1}, {1, 7, 17, 9}, {2, 13, 33, 257}, {3, 1, 40, 20},
+		{1, 145, 19, 300}, {1, 150, 3100, 5}, {4, 31, 15, 64}, {1, 64, 64, 513}, {2, 300, 1, 7},
+		{1, 0, 5, 5}, {1, 5, 5, 0},
+	}
+	for range 12 {
+		shapes = append(shapes, [4]int{1 + r.Intn(3), 1 + r.Intn(200), 1 + r.Intn(200), 1 + r.Intn(600)})
+	}
+	kernels := map[string]*Gemm{
+		"default": NewGemm(),
+		"purego":  NewGemm(WithPureGo()),
+		"1worker": NewGemm(WithWorkers(1)),
+		"3worker": NewGemm(WithWorkers(3)),
+	}
+	t.Logf("SIMD micro-kernel available: %v", hasSIMD)
+	for _, s := range shapes {
+		batch, m, n, k := s[0], s[1], s[2], s[3]
+		for _, aT := range []bool{false, true} {
+			for _, bT := range []bool{false, true} {
+				a := layout(randSlice(r, batch*m*k), m, k, aT)
+				b := layout(randSlice(r, batch*k*n), k, n, bT)
+				want := naive(batch, m, n, k, a, b)
+				for name, g := range kernels {
+					what := fmt.Sprintf("%s b=%d m=%d n=%d k=%d aT=%v bT=%v", name, batch, m, n, k, aT, bT)
+					c := randSlice(r, batch*m*n) // garbage in C must be overwritten
+					g.MatMul(batch, m, n, k, a, b, c)
+					requireClose(t, want, c, k, what)
+				}
+			}
+		}
+	}
+}
+
+// TestKernelsAgree checks the assembly micro-kernel against the pure Go one
+// directly, including accumulation into C.
+func TestKernelsAgree(t *testing.T) {
+	if !hasSIMD {
+		t.Skip("no AVX2+FMA on this machine")
+	}
+	r := rand.New(rand.NewSource(3))
+	for _, k := range []int{1, 2, 3, 4, 5, 8, 13, 256} {
+		a, b := randSlice(r, k*mr), randSlice(r, k*nr)
+		for _, load := range []bool{false, true} {
+			ldc := nr + 3
+			c0 := randSlice(r, mr*ldc)
+			c1 := append([]float32(nil), c0...)
+			kernelGo(k, a, b, c0, ldc, load)
+			kernelSIMD(k, a, b, c1, ldc, load)
+			for i := range c0 {
+				require.InDelta(t, c0[i], c1[i], 1e-4*float64(k), "k=%d load=%v i=%d", k, load, i)
+			}
+			// Padding columns between rows are untouched.
+			for i := 0; i < mr; i++ {
+				for j := nr; j < ldc; j++ {
+					require.Equal(t, c0[i*ldc+j], c1[i*ldc+j])
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkMatMul(b *testing.B) {
+	for _, s := range [][3]int{{512, 3072, 1024}, {2048, 768, 256}, {2048, 256, 768}, {2048, 2048, 64}} {
+		m, n, k := s[0], s[1], s[2]
+		r := rand.New(rand.NewSource(1))
+		a := layout(randSlice(r, m*k), m, k, false)
+		w := layout(randSlice(r, n*k), k, n, true) // [out,in] weights, as Linear reads them
+		c := make([]float32, m*n)
+		for _, kind := range []string{"simd", "purego"} {
+			g := NewGemm()
+			if kind == "purego" {
+				g = NewGemm(WithPureGo())
+			} else if !g.SIMD() {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/%dx%dx%d", kind, m, n, k), func(b *testing.B) {
+				g.MatMul(1, m, n, k, a, w, c)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					g.MatMul(1, m, n, k, a, w, c)
+				}
+				b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

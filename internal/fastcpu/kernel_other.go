@@ -1,0 +1,10 @@
+//go:build !amd64 || purego
+
+package fastcpu
+
+// hasSIMD is false without the amd64 assembly: the pure Go kernel runs.
+const hasSIMD = false
+
+func kernelSIMD(k int, a, b, c []float32, ldc int, load bool) {
+	kernelGo(k, a, b, c, ldc, load)
+}
