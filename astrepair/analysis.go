@@ -97,6 +97,7 @@ type builder struct {
 	defLevel  []bool  // container node -> names defined by its items are file-level
 	defLeaf   []bool  // node -> the leaf names a definition
 	curImport bool    // the item being walked by collectDefs is an import
+	soft      []int32 // row -> 1 + item whose multi-line token spans it, 0 if none
 	nameIDs   map[string]int32
 }
 
@@ -325,6 +326,50 @@ func (b *builder) addImportPath(lit string, row int32) {
 	}
 }
 
+func (b *builder) addOwned(owned [][]ownedRow, own, r int32, closing bool) {
+	rows := owned[own]
+	if k := len(rows) - 1; k >= 0 && rows[k].row == r {
+		rows[k].nonClosing = rows[k].nonClosing || !closing
+		return
+	}
+	owned[own] = append(rows, ownedRow{row: r, nonClosing: !closing})
+}
+
+// softLeaf reports multi-line tokens whose middle rows may be replaced by
+// a placeholder line without changing the syntax: block comments and
+// strings that may hold raw newlines. Strings continued with a trailing
+// backslash (C, Python single-quoted) are excluded because a placeholder
+// would end them.
+func (b *builder) softLeaf(i int, txt string) bool {
+	nd := &b.nodes[i]
+	if strings.Contains(nd.Type, "comment") {
+		return strings.HasPrefix(txt, "/*")
+	}
+	parentText := ""
+	if p := int(nd.Parent); p >= 0 {
+		parentText = b.text(p)
+	}
+	switch b.a.lang {
+	case syntax.Python:
+		if nd.Type != "string_content" {
+			return false
+		}
+		q := strings.TrimLeft(parentText, "rRbBuUfF")
+		return strings.HasPrefix(q, `"""`) || strings.HasPrefix(q, "'''")
+	case syntax.Go:
+		return nd.Type == "raw_string_literal"
+	case syntax.JavaScript, syntax.TypeScript, syntax.TSX:
+		return nd.Type == "string_fragment" && strings.HasPrefix(parentText, "`")
+	case syntax.Rust:
+		return nd.Type == "string_content"
+	case syntax.Java:
+		return strings.Contains(nd.Type, "string_fragment") && strings.HasPrefix(parentText, `"""`)
+	case syntax.CPP:
+		return nd.Type == "raw_string_content"
+	}
+	return false
+}
+
 // ownedRow is one row on which an item owns leaves.
 type ownedRow struct {
 	row        int32
@@ -336,6 +381,7 @@ type ownedRow struct {
 func (b *builder) scanLeaves() [][]ownedRow {
 	a := b.a
 	owned := make([][]ownedRow, len(a.items))
+	b.soft = make([]int32, len(a.lines))
 	lastItem := make(map[int32]int32)
 	a.useNames = make([][]int32, len(a.lines))
 	for i := 1; i < len(b.nodes); i++ {
@@ -363,6 +409,17 @@ func (b *builder) scanLeaves() [][]ownedRow {
 		last := int32(nd.LastRow())
 		if int(last) >= len(a.lines) {
 			last = int32(len(a.lines) - 1)
+		}
+		if last > int32(nd.StartRow)+1 && b.softLeaf(i, txt) {
+			// Inside a block comment or a multi-line string a placeholder
+			// is just more text, so only the opening and closing rows are
+			// needed; the middle rows still lead to the item.
+			for r := int32(nd.StartRow) + 1; r < last; r++ {
+				b.soft[r] = own + 1
+			}
+			b.addOwned(owned, own, int32(nd.StartRow), closing)
+			b.addOwned(owned, own, last, closing)
+			continue
 		}
 		for r := int32(nd.StartRow); r <= last; r++ {
 			rows := owned[own]
@@ -413,7 +470,7 @@ func (b *builder) buildSkeletons(owned [][]ownedRow) {
 		o := b.owner[i]
 		nd := &b.nodes[i]
 		holes[o] = append(holes[o], [2]int32{int32(nd.StartRow), int32(nd.LastRow())})
-		if i != 0 {
+		if i != 0 && !literalContainers[nd.Type] {
 			hasBody[o] = true
 		}
 	}
@@ -450,7 +507,7 @@ func (b *builder) buildSkeletons(owned [][]ownedRow) {
 			r := it.start
 			for _, h := range hs {
 				for ; r < h[0] && r <= it.end; r++ {
-					if _, ok := rows[r]; !ok {
+					if _, ok := rows[r]; !ok && b.soft[r] == 0 {
 						rows[r] = ReasonStatement
 					}
 				}
@@ -459,7 +516,7 @@ func (b *builder) buildSkeletons(owned [][]ownedRow) {
 				}
 			}
 			for ; r <= it.end; r++ {
-				if _, ok := rows[r]; !ok {
+				if _, ok := rows[r]; !ok && b.soft[r] == 0 {
 					rows[r] = ReasonStatement
 				}
 			}
@@ -474,6 +531,11 @@ func (b *builder) buildSkeletons(owned [][]ownedRow) {
 		sort.Slice(it.skel, func(x, y int) bool { return it.skel[x].row < it.skel[y].row })
 		for _, s := range it.skel {
 			a.rowItems[s.row] = append(a.rowItems[s.row], int32(idx))
+		}
+	}
+	for r, it := range b.soft {
+		if it > 0 {
+			a.rowItems[r] = append(a.rowItems[r], it-1)
 		}
 	}
 	b.linkCompanions()

@@ -31,9 +31,14 @@ func set(xs ...string) map[string]bool {
 
 var anyItems = containerSpec{}
 
+// Literal element lists are containers only in languages that accept a
+// trailing comma there, so dropping the last element cannot strand one.
 var pythonContainers = map[string]containerSpec{
-	"module": anyItems,
-	"block":  anyItems,
+	"module":     anyItems,
+	"block":      anyItems,
+	"dictionary": anyItems,
+	"list":       anyItems,
+	"set":        anyItems,
 }
 
 var goContainers = map[string]containerSpec{
@@ -49,6 +54,7 @@ var goContainers = map[string]containerSpec{
 	"import_spec_list":            anyItems,
 	"field_declaration_list":      anyItems,
 	"interface_type":              anyItems,
+	"literal_value":               anyItems,
 	"const_declaration":           {itemTypes: set("const_spec"), parenOnly: true},
 	"var_declaration":             {itemTypes: set("var_spec"), parenOnly: true},
 }
@@ -62,6 +68,8 @@ var jsContainers = map[string]containerSpec{
 	"switch_default":  anyItems,
 	"interface_body":  anyItems,
 	"enum_body":       anyItems,
+	"object":          anyItems,
+	"array":           anyItems,
 }
 
 var javaContainers = map[string]containerSpec{
@@ -74,6 +82,7 @@ var javaContainers = map[string]containerSpec{
 	"annotation_type_body":         anyItems,
 	"switch_block":                 {itemTypes: set("switch_block_statement_group", "switch_rule")},
 	"switch_block_statement_group": {excludeTypes: set("switch_label")},
+	"array_initializer":            anyItems,
 }
 
 var rustContainers = map[string]containerSpec{
@@ -83,6 +92,7 @@ var rustContainers = map[string]containerSpec{
 	"field_declaration_list": anyItems,
 	"enum_variant_list":      anyItems,
 	"match_block":            anyItems,
+	"field_initializer_list": anyItems,
 }
 
 var cContainers = map[string]containerSpec{
@@ -97,6 +107,7 @@ var cContainers = map[string]containerSpec{
 	"preproc_elif":           {excludeFields: set("condition")},
 	"preproc_elifdef":        {excludeFields: set("name")},
 	"preproc_else":           anyItems,
+	"initializer_list":       anyItems,
 }
 
 func containersFor(l syntax.Language) map[string]containerSpec {
@@ -116,6 +127,12 @@ func containersFor(l syntax.Language) map[string]containerSpec {
 	}
 	return nil
 }
+
+// literalContainers hold data elements rather than statements; an item
+// holding one is a statement, not a scope.
+var literalContainers = set("dictionary", "list", "set", "literal_value", "object",
+	"array", "array_initializer", "field_initializer_list", "initializer_list",
+	"import_spec_list", "enumerator_list", "enum_variant_list", "enum_body")
 
 // attachedPrefix lists item types that belong to the item after them even
 // though the grammar makes them siblings (Rust attributes, decorators in

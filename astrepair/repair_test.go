@@ -182,8 +182,10 @@ func TestRepairGo(t *testing.T) {
 			not: []int{5, 14, 15, 17, 18}},
 		{name: "receiver type is a dependency", lang: syntax.Go, src: goSrc, keep: []int{10},
 			want: map[int]Reason{8: ReasonDependency}},
-		{name: "composite literal opening keeps its closing", lang: syntax.Go, src: goSrc, keep: []int{17},
-			want: map[int]Reason{18: ReasonStatement, 19: ReasonBracket}},
+		{name: "composite literal opening keeps its closing, not its elements", lang: syntax.Go, src: goSrc, keep: []int{17},
+			want: map[int]Reason{19: ReasonBracket}, not: []int{18}},
+		{name: "literal element keeps the literal's opening and closing", lang: syntax.Go, src: goSrc, keep: []int{18},
+			want: map[int]Reason{17: ReasonStatement, 19: ReasonBracket, 10: ReasonScope}},
 	})
 }
 
