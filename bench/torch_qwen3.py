@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""PyTorch reference forward of the Qwen3 backbone configs timed by bench/qwen3.
+
+A straightforward Qwen3 decoder (as HF transformers computes it: RMSNorm,
+q/k norm, rotate-half RoPE, grouped-query causal attention, SwiGLU MLP) with
+random float32 weights, run on the CPU with two threads. Prints one JSON line
+with the minimum forward time in milliseconds.
+
+Run with Debian's interpreter (python3-torch + libopenblas0-pthread):
+    /usr/bin/python3 bench/torch_qwen3.py --config h256 --tokens 2048
+"""
+import argparse
+import json
+import time
+
+import torch
+import torch.nn.functional as F
+
+CONFIGS = {  # same table as bench/qwen3/main.go
+    "tiny": dict(hidden=16, layers=4, heads=4, kv_heads=2, head_dim=8, inter=48),
+    "h256": dict(hidden=256, layers=4, heads=4, kv_heads=2, head_dim=64, inter=768),
+    "l1-0.6b": dict(hidden=1024, layers=1, heads=16, kv_heads=8, head_dim=128, inter=3072),
+}
+VOCAB = 4096
+EPS = 1e-6
+THETA = 1e6
+
+
+def rms_norm(x, w):
+    var = x.pow(2).mean(-1, keepdim=True)
+    return w * (x * torch.rsqrt(var + EPS))
+
+
+def rotate_half(x):
+    h = x.shape[-1] // 2
+    return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
+
+
+class Qwen3:
+    def __init__(self, c, gen):
+        self.c = c
+        h, d = c["hidden"], c["head_dim"]
+        q, kv = c["heads"] * d, c["kv_heads"] * d
+
+        def rnd(*shape, offset=0.0):
+            return torch.randn(*shape, generator=gen) * 0.05 + offset
+
+        self.embed = rnd(VOCAB, h)
+        self.layers = []
+        for _ in range(c["layers"]):
+            self.layers.append(dict(
+                ln1=rnd(h, offset=1), ln2=rnd(h, offset=1),
+                q=rnd(q, h), k=rnd(kv, h), v=rnd(kv, h), o=rnd(h, q),
+                qn=rnd(d, offset=1), kn=rnd(d, offset=1),
+                gate=rnd(c["inter"], h), up=rnd(c["inter"], h), down=rnd(h, c["inter"]),
+            ))
+        self.norm = rnd(h, offset=1)
+        inv = 1.0 / (THETA ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
+        self.inv_freq = inv
+
+    def forward(self, ids, attn):
+        c = self.c
+        b, s = ids.shape
+        d, hq, hkv = c["head_dim"], c["heads"], c["kv_heads"]
+        pos = torch.arange(s, dtype=torch.float32)
+        freqs = torch.outer(pos, self.inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+        x = F.embedding(ids, self.embed)
+        for L in self.layers:
+            h = rms_norm(x, L["ln1"])
+            q = F.linear(h, L["q"]).view(b, s, hq, d)
+            k = F.linear(h, L["k"]).view(b, s, hkv, d)
+            v = F.linear(h, L["v"]).view(b, s, hkv, d)
+            q = rms_norm(q, L["qn"]).transpose(1, 2)
+            k = rms_norm(k, L["kn"]).transpose(1, 2)
+            v = v.transpose(1, 2)
+            q = q * cos + rotate_half(q) * sin
+            k = k * cos + rotate_half(k) * sin
+            rep = hq // hkv
+            k = k.repeat_interleave(rep, dim=1)
+            v = v.repeat_interleave(rep, dim=1)
+            if attn == "sdpa":
+                o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:
+                scores = (q @ k.transpose(-1, -2)) / (d ** 0.5)
+                mask = torch.ones(s, s, dtype=torch.bool).tril()
+                scores = scores.masked_fill(~mask, float("-inf"))
+                o = torch.softmax(scores, dim=-1) @ v
+            o = o.transpose(1, 2).reshape(b, s, hq * d)
+            x = x + F.linear(o, L["o"])
+            h = rms_norm(x, L["ln2"])
+            x = x + F.linear(F.silu(F.linear(h, L["gate"])) * F.linear(h, L["up"]), L["down"])
+        return rms_norm(x, self.norm)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default="h256", choices=sorted(CONFIGS))
+    ap.add_argument("--tokens", type=int, default=2048)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--attn", default="sdpa", choices=["sdpa", "eager"],
+                    help="sdpa: F.scaled_dot_product_attention(is_causal=True) as HF's default; eager: explicit softmax")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    m = Qwen3(CONFIGS[a.config], torch.Generator().manual_seed(1))
+    ids = (torch.arange(a.tokens) * 7919 % VOCAB)[None]
+    best = None
+    with torch.inference_mode():
+        m.forward(ids, a.attn)  # warm-up
+        for _ in range(a.reps):
+            t = time.perf_counter()
+            m.forward(ids, a.attn)
+            ms = (time.perf_counter() - t) * 1000
+            best = ms if best is None else min(best, ms)
+    print(json.dumps(dict(config=a.config, tokens=a.tokens, ms=best, threads=a.threads, attn=a.attn,
+                          torch=torch.__version__, blas=blas())))
+
+
+def blas():
+    cfg = torch.__config__.show()
+    for name in ("openblas", "mkl", "blis"):
+        if name in cfg.lower():
+            return name
+    return "unknown"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+package fastcpu
+
+import (
+	"fmt"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/simplego"
+)
+
+//go:generate go run ./internal/genops
+
+// BackendName is the name the fastgo backend is registered under with GoMLX
+// (backends.NewWithConfig("fastgo")).
+const BackendName = "fastgo"
+
+func init() {
+	backends.Register(BackendName, func(config string) (backends.Backend, error) { return New(config) })
+}
+
+// Backend is a GoMLX backend that runs float32 DotGeneral with this
+// package's blocked SIMD matrix product and every other op with GoMLX's pure
+// Go backend (simplego). A graph is cut at each float32 DotGeneral into
+// segments; each segment is compiled and run by simplego, and buffers pass
+// between segments and products without copies (both live in Go memory).
+// Buffers are simplego buffers: the data interface is simplego's.
+type Backend struct {
+	backends.Backend // the simplego backend: buffers, capabilities, devices
+	gemm             *Gemm
+}
+
+var _ backends.Backend = (*Backend)(nil)
+
+// New returns a fastgo backend. config is passed to simplego (empty means
+// "ops_sequential", as the library's Go backend uses: simplego's parallel
+// op scheduler races in v0.26).
+func New(config string) (*Backend, error) {
+	if config == "" {
+		config = "ops_sequential"
+	}
+	inner, err := simplego.New(config)
+	if err != nil {
+		return nil, fmt.Errorf("fastgo: simplego backend: %w", err)
+	}
+	return &Backend{Backend: inner, gemm: NewGemm()}, nil
+}
+
+// Name implements backends.Backend.
+func (b *Backend) Name() string { return BackendName }
+
+// String implements backends.Backend.
+func (b *Backend) String() string { return BackendName }
+
+// Description implements backends.Backend.
+func (b *Backend) Description() string {
+	kernel := "pure Go"
+	if b.gemm.SIMD() {
+		kernel = "AVX2+FMA"
+	}
+	return fmt.Sprintf("fastgo: simplego with %s float32 matrix products (%d workers)", kernel, b.gemm.workers)
+}
+
+// Builder implements backends.Backend.
+func (b *Backend) Builder(name string) backends.Builder {
+	return &Builder{name: name, backend: b}
+}

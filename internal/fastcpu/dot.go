@@ -1,0 +1,189 @@
+package fastcpu
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+)
+
+// operandPlan says how to view one DotGeneral operand as a batch of
+// matrices: directly with strides, or after a transposing copy (perm non-nil).
+type operandPlan struct {
+	dims []int // operand dimensions
+	perm []int // transposition to the canonical layout; nil when viewed in place
+	view Strided
+}
+
+// dotPlan is a DotGeneral lowered to Gemm.MatMul(batch, m, n, k, ...).
+type dotPlan struct {
+	batch, m, n, k int
+	lhs, rhs       operandPlan
+}
+
+// planDot validates a DotGeneral and lowers it. The output shape follows
+// XLA: batch axes (lhs order), lhs free axes, rhs free axes.
+func planDot(lhs shapes.Shape, lhsC, lhsB []int, rhs shapes.Shape, rhsC, rhsB []int) (*dotPlan, shapes.Shape, error) {
+	norm := func(axes []int, rank int, what string) ([]int, error) {
+		out := make([]int, len(axes))
+		for i, a := range axes {
+			if a < 0 {
+				a += rank
+			}
+			if a < 0 || a >= rank {
+				return nil, fmt.Errorf("%s axis %d out of range for rank %d", what, axes[i], rank)
+			}
+			out[i] = a
+		}
+		return out, nil
+	}
+	var err error
+	if lhsC, err = norm(lhsC, lhs.Rank(), "lhs contracting"); err != nil {
+		return nil, shapes.Invalid(), err
+	}
+	if lhsB, err = norm(lhsB, lhs.Rank(), "lhs batch"); err != nil {
+		return nil, shapes.Invalid(), err
+	}
+	if rhsC, err = norm(rhsC, rhs.Rank(), "rhs contracting"); err != nil {
+		return nil, shapes.Invalid(), err
+	}
+	if rhsB, err = norm(rhsB, rhs.Rank(), "rhs batch"); err != nil {
+		return nil, shapes.Invalid(), err
+	}
+	if len(lhsC) != len(rhsC) || len(lhsB) != len(rhsB) {
+		return nil, shapes.Invalid(), fmt.Errorf("axes counts differ: lhs contracting %v batch %v, rhs contracting %v batch %v", lhsC, lhsB, rhsC, rhsB)
+	}
+	ld, rd := lhs.Dimensions, rhs.Dimensions
+	p := &dotPlan{batch: 1, m: 1, n: 1, k: 1}
+	var outDims []int
+	for i := range lhsB {
+		if ld[lhsB[i]] != rd[rhsB[i]] {
+			return nil, shapes.Invalid(), fmt.Errorf("batch axes %d of %s and %d of %s differ", lhsB[i], lhs, rhsB[i], rhs)
+		}
+		p.batch *= ld[lhsB[i]]
+		outDims = append(outDims, ld[lhsB[i]])
+	}
+	for i := range lhsC {
+		if ld[lhsC[i]] != rd[rhsC[i]] {
+			return nil, shapes.Invalid(), fmt.Errorf("contracting axes %d of %s and %d of %s differ", lhsC[i], lhs, rhsC[i], rhs)
+		}
+		p.k *= ld[lhsC[i]]
+	}
+	lhsF, err := freeAxes(lhs.Rank(), lhsC, lhsB)
+	if err != nil {
+		return nil, shapes.Invalid(), fmt.Errorf("lhs: %w", err)
+	}
+	rhsF, err := freeAxes(rhs.Rank(), rhsC, rhsB)
+	if err != nil {
+		return nil, shapes.Invalid(), fmt.Errorf("rhs: %w", err)
+	}
+	for _, a := range lhsF {
+		p.m *= ld[a]
+		outDims = append(outDims, ld[a])
+	}
+	for _, a := range rhsF {
+		p.n *= rd[a]
+		outDims = append(outDims, rd[a])
+	}
+	m, n, k := p.m, p.n, p.k
+	// lhs as [B,M,K] (or in place as [B,K,M]).
+	p.lhs.dims = slices.Clone(ld)
+	switch mk, km := slices.Concat(lhsB, lhsF, lhsC), slices.Concat(lhsB, lhsC, lhsF); {
+	case isIdentity(mk):
+		p.lhs.view = Strided{BatchStride: m * k, RowStride: k, ColStride: 1}
+	case isIdentity(km):
+		p.lhs.view = Strided{BatchStride: m * k, RowStride: 1, ColStride: m}
+	default:
+		p.lhs.perm = mk
+		p.lhs.view = Strided{BatchStride: m * k, RowStride: k, ColStride: 1}
+	}
+	// rhs as [B,K,N] (or in place as [B,N,K]).
+	p.rhs.dims = slices.Clone(rd)
+	switch kn, nk := slices.Concat(rhsB, rhsC, rhsF), slices.Concat(rhsB, rhsF, rhsC); {
+	case isIdentity(kn):
+		p.rhs.view = Strided{BatchStride: k * n, RowStride: n, ColStride: 1}
+	case isIdentity(nk):
+		p.rhs.view = Strided{BatchStride: k * n, RowStride: 1, ColStride: k}
+	default:
+		p.rhs.perm = kn
+		p.rhs.view = Strided{BatchStride: k * n, RowStride: n, ColStride: 1}
+	}
+	return p, shapes.Make(dtypes.Float32, outDims...), nil
+}
+
+// freeAxes returns, in increasing order, the axes that are neither
+// contracting nor batch; it rejects repeated axes.
+func freeAxes(rank int, contracting, batch []int) ([]int, error) {
+	used := make([]bool, rank)
+	for _, a := range slices.Concat(contracting, batch) {
+		if used[a] {
+			return nil, fmt.Errorf("axis %d used twice", a)
+		}
+		used[a] = true
+	}
+	var free []int
+	for a := 0; a < rank; a++ {
+		if !used[a] {
+			free = append(free, a)
+		}
+	}
+	return free, nil
+}
+
+func isIdentity(perm []int) bool {
+	for i, p := range perm {
+		if i != p {
+			return false
+		}
+	}
+	return true
+}
+
+// transpose writes into dst the array src (dimensions dims) with its axes
+// permuted: dst axis i is src axis perm[i].
+func transpose(dst, src []float32, dims, perm []int) {
+	rank := len(dims)
+	if rank == 0 {
+		copy(dst, src)
+		return
+	}
+	srcStrides := make([]int, rank)
+	stride := 1
+	for a := rank - 1; a >= 0; a-- {
+		srcStrides[a] = stride
+		stride *= dims[a]
+	}
+	outDims := make([]int, rank)
+	strides := make([]int, rank) // source stride of each destination axis
+	for i, a := range perm {
+		outDims[i] = dims[a]
+		strides[i] = srcStrides[a]
+	}
+	size := stride
+	if size == 0 {
+		return
+	}
+	last := outDims[rank-1]
+	ls := strides[rank-1]
+	idx := make([]int, rank)
+	off := 0
+	for o := 0; o < size; o += last {
+		row := dst[o : o+last]
+		s := off
+		for j := range row {
+			row[j] = src[s]
+			s += ls
+		}
+		// Advance the odometer over the leading destination axes.
+		for a := rank - 2; a >= 0; a-- {
+			idx[a]++
+			off += strides[a]
+			if idx[a] < outDims[a] {
+				break
+			}
+			off -= strides[a] * outDims[a]
+			idx[a] = 0
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package fastcpu
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+)
+
+// Executable runs a compiled fastgo graph: its segments on simplego and its
+// products on Gemm. It is safe for concurrent use.
+type Executable struct {
+	backend *Backend
+	names   []string
+	params  []*node
+	steps   []step
+	outputs []*node
+	uses    []int  // per node id: reads by steps (outputs excluded)
+	isOut   []bool // per node id
+	scratch sync.Pool
+}
+
+var _ backends.Executable = (*Executable)(nil)
+
+func newExecutable(b *Builder, steps []step, outputs []*node) *Executable {
+	e := &Executable{backend: b.backend, names: b.paramNames, params: b.params, steps: steps, outputs: outputs,
+		uses: make([]int, len(b.nodes)), isOut: make([]bool, len(b.nodes))}
+	for _, st := range steps {
+		if st.seg != nil {
+			for _, n := range st.seg.imports {
+				e.uses[n.id]++
+			}
+		} else {
+			e.uses[st.dot.lhs.id]++
+			e.uses[st.dot.rhs.id]++
+		}
+	}
+	for _, n := range outputs {
+		e.isOut[n.id] = true
+	}
+	e.scratch.New = func() any { return new([]float32) }
+	return e
+}
+
+// Finalize implements backends.Executable.
+func (e *Executable) Finalize() {
+	for _, st := range e.steps {
+		if st.seg != nil && st.seg.exe != nil {
+			st.seg.exe.Finalize()
+		}
+	}
+	e.steps = nil
+}
+
+// Inputs implements backends.Executable.
+func (e *Executable) Inputs() (names []string, inputShapes []shapes.Shape) {
+	for i, p := range e.params {
+		names = append(names, e.names[i])
+		inputShapes = append(inputShapes, p.shape)
+	}
+	return names, inputShapes
+}
+
+// Outputs implements backends.Executable.
+func (e *Executable) Outputs() []shapes.Shape {
+	out := make([]shapes.Shape, len(e.outputs))
+	for i, n := range e.outputs {
+		out[i] = n.shape
+	}
+	return out
+}
+
+// run holds the values of one execution.
+type run struct {
+	e     *Executable
+	vals  []backends.Buffer
+	owned []bool
+	uses  []int
+}
+
+// release drops one read of n, freeing its buffer after the last one.
+func (r *run) release(n *node) {
+	r.uses[n.id]--
+	if r.uses[n.id] == 0 && r.owned[n.id] && !r.e.isOut[n.id] && r.vals[n.id] != nil {
+		_ = r.e.backend.BufferFinalize(r.vals[n.id])
+		r.vals[n.id] = nil
+	}
+}
+
+// cleanup frees every owned intermediate buffer (after an error).
+func (r *run) cleanup() {
+	for id, v := range r.vals {
+		if v != nil && r.owned[id] {
+			_ = r.e.backend.BufferFinalize(v)
+			r.vals[id] = nil
+		}
+	}
+}
+
+// Execute implements backends.Executable.
+func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends.DeviceNum) ([]backends.Buffer, error) {
+	if e.steps == nil && len(e.outputs) > 0 {
+		return nil, fmt.Errorf("%w: executable finalized", ErrBuild)
+	}
+	if len(inputs) != len(e.params) {
+		return nil, fmt.Errorf("%w: %d inputs given, %d expected", ErrBuild, len(inputs), len(e.params))
+	}
+	n := len(e.uses)
+	r := &run{e: e, vals: make([]backends.Buffer, n), owned: make([]bool, n), uses: make([]int, n)}
+	copy(r.uses, e.uses)
+	for i, p := range e.params {
+		r.vals[p.id] = inputs[i]
+		r.owned[p.id] = len(donate) > i && donate[i]
+	}
+	for _, st := range e.steps {
+		var err error
+		if st.seg != nil {
+			err = r.segment(st.seg)
+		} else {
+			err = r.dot(st.dot)
+		}
+		if err != nil {
+			r.cleanup()
+			return nil, err
+		}
+	}
+	outs := make([]backends.Buffer, len(e.outputs))
+	for i, o := range e.outputs {
+		outs[i] = r.vals[o.id]
+		r.vals[o.id] = nil
+	}
+	// Donated inputs not consumed are ours to free.
+	r.cleanup()
+	return outs, nil
+}
+
+func (r *run) segment(s *segment) error {
+	ins := make([]backends.Buffer, len(s.imports))
+	don := make([]bool, len(s.imports))
+	for i, n := range s.imports {
+		ins[i] = r.vals[n.id]
+		if ins[i] == nil {
+			return fmt.Errorf("%w: internal: value v%d missing", ErrBuild, n.id)
+		}
+		// Hand over buffers read for the last time, so simplego can reuse them.
+		if r.owned[n.id] && r.uses[n.id] == 1 && !r.e.isOut[n.id] {
+			don[i] = true
+			r.vals[n.id] = nil
+		}
+	}
+	outs, err := s.exe.Execute(ins, don, 0)
+	if err != nil {
+		return fmt.Errorf("%w: segment %q: %w", ErrBuild, s.sb.Name(), err)
+	}
+	for _, n := range s.imports {
+		r.release(n)
+	}
+	for i, n := range s.exports {
+		r.vals[n.id] = outs[i]
+		r.owned[n.id] = true
+	}
+	return nil
+}
+
+var errDType = errors.New("buffer is not float32")
+
+func (r *run) float32s(n *node) ([]float32, error) {
+	flat, err := r.e.backend.BufferData(r.vals[n.id])
+	if err != nil {
+		return nil, err
+	}
+	f, ok := flat.([]float32)
+	if !ok {
+		return nil, fmt.Errorf("%w: value v%d: %w", ErrBuild, n.id, errDType)
+	}
+	return f, nil
+}
+
+func (r *run) dot(n *node) error {
+	p := n.dot
+	lhs, err := r.float32s(n.lhs)
+	if err != nil {
+		return err
+	}
+	rhs, err := r.float32s(n.rhs)
+	if err != nil {
+		return err
+	}
+	out, flat, err := r.e.backend.NewSharedBuffer(0, n.shape)
+	if err != nil {
+		return fmt.Errorf("%w: product output: %w", ErrBuild, err)
+	}
+	c := flat.([]float32)
+	a, b := p.lhs.view, p.rhs.view
+	var bufs []*[]float32
+	prepare := func(op operandPlan, data []float32, v *Strided) {
+		if op.perm == nil {
+			v.Data = data
+			return
+		}
+		buf := r.e.scratch.Get().(*[]float32)
+		if cap(*buf) < len(data) {
+			*buf = make([]float32, len(data))
+		}
+		*buf = (*buf)[:len(data)]
+		transpose(*buf, data, op.dims, op.perm)
+		v.Data = *buf
+		bufs = append(bufs, buf)
+	}
+	prepare(p.lhs, lhs, &a)
+	prepare(p.rhs, rhs, &b)
+	r.e.backend.gemm.MatMul(p.batch, p.m, p.n, p.k, a, b, c)
+	for _, buf := range bufs {
+		r.e.scratch.Put(buf)
+	}
+	r.release(n.lhs)
+	r.release(n.rhs)
+	r.vals[n.id] = out
+	r.owned[n.id] = true
+	return nil
+}

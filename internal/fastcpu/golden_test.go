@@ -1,0 +1,106 @@
+package fastcpu_test
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/internal/fastcpu"
+	"github.com/prunekit/pruner/internal/golden"
+	"github.com/prunekit/pruner/internal/skimmer"
+)
+
+// Tolerances of internal/skimmer's golden test (float32 Go vs float32 PyTorch).
+const (
+	tolHidden    = 1e-4
+	tolEmission  = 2e-4
+	tolProb      = 5e-5
+	tolDocLogits = 1e-4
+	tolScore     = 1e-5
+)
+
+func maxDiff(want []float64, got []float32) float64 {
+	worst := 0.0
+	for i := range want {
+		d := math.Abs(want[i] - float64(got[i]))
+		if d > worst || math.IsNaN(d) {
+			worst = d
+		}
+	}
+	return worst
+}
+
+func flatten(rows [][]float64) []float64 {
+	var out []float64
+	for _, r := range rows {
+		out = append(out, r...)
+	}
+	return out
+}
+
+// TestGoldensOnFastgo runs the skimmer golden checks (hidden states, fused
+// features, emissions, gates, document logits and scores of the tiny
+// checkpoints against the PyTorch reference) on the fastgo backend.
+func TestGoldensOnFastgo(t *testing.T) {
+	backend, err := fastcpu.New("")
+	require.NoError(t, err)
+	defer backend.Finalize()
+	for _, tc := range []struct{ checkpoint, golden string }{
+		{"tiny-swepruner", "golden_swepruner.json"},
+		{"tiny-lamr", "golden_lamr.json"},
+	} {
+		t.Run(tc.checkpoint, func(t *testing.T) {
+			m, err := skimmer.Load(filepath.Join(golden.Dir(), tc.checkpoint), backend)
+			require.NoError(t, err)
+			g, err := golden.Load(tc.golden)
+			require.NoError(t, err)
+			idx := m.Config().LayerIndices
+			k := m.Config().NumRubrics
+			for _, c := range g.Cases {
+				rows := make([][]int32, len(c.Chunks))
+				for i, ch := range c.Chunks {
+					rows[i] = ch.InputIDs
+				}
+				outs, err := m.RunInternals(context.Background(), rows)
+				require.NoError(t, err)
+				for i, ch := range c.Chunks {
+					o := outs[i]
+					lo, hi := ch.DocStart, ch.DocEnd
+					if ch.AllPositions() {
+						lo, hi = 0, len(ch.InputIDs)
+					}
+					want, wk, err := ch.EmissionsFlat()
+					require.NoError(t, err)
+					require.Equal(t, k, wk)
+					require.LessOrEqual(t, maxDiff(want, o.Emissions[lo*k*2:hi*k*2]), tolEmission, c.Name+" emissions")
+					require.InDelta(t, ch.LYes, o.LYes, tolDocLogits, c.Name+" l_yes")
+					require.InDelta(t, ch.LNo, o.LNo, tolDocLogits, c.Name+" l_no")
+					require.InDelta(t, ch.Score, o.DocScore(), tolScore, c.Name+" score")
+					if k == 1 {
+						probs := make([]float32, 0, ch.DocEnd-ch.DocStart)
+						for p := ch.DocStart; p < ch.DocEnd; p++ {
+							probs = append(probs, float32(1/(1+math.Exp(float64(o.Emissions[2*p]-o.Emissions[2*p+1])))))
+						}
+						require.LessOrEqual(t, maxDiff(ch.KeepProbs, probs), tolProb, c.Name+" keep probs")
+					} else {
+						require.LessOrEqual(t, maxDiff(flatten(ch.GatingWeights), o.Gates[lo*k:hi*k]), tolProb, c.Name+" gates")
+					}
+					if ch.FusedFeatures != nil {
+						require.LessOrEqual(t, maxDiff(flatten(ch.FusedFeatures), o.Fused), tolHidden, c.Name+" fused")
+					}
+					for j, key := range idx {
+						hs, ok := ch.HiddenStates[strconv.Itoa(key)]
+						if !ok {
+							continue
+						}
+						require.LessOrEqual(t, maxDiff(flatten(hs), o.Hidden[j]), tolHidden, c.Name+" hidden "+strconv.Itoa(key))
+					}
+				}
+			}
+		})
+	}
+}
