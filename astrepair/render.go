@@ -52,12 +52,14 @@ func WithCommentPrefix(prefix string) RenderOption {
 // Render never fails; Python text is parsed to find empty blocks, and if
 // that parse is impossible (text too large) fillers are skipped.
 func Render(text string, lang syntax.Language, keep []bool, opts ...RenderOption) Rendered {
-	a, err := Analyze(context.Background(), text, lang)
-	if err != nil || (lang != syntax.Python && a != nil) {
-		// Only Python needs the tree for fillers; other languages render
-		// from the lines alone.
-		a = &Analysis{lang: lang, text: text, lines: syntax.SplitLines(text)}
+	// Only Python needs the tree (for fillers); other languages render from
+	// the lines alone.
+	if lang == syntax.Python {
+		if a, err := Analyze(context.Background(), text, lang); err == nil {
+			return a.Render(keep, opts...)
+		}
 	}
+	a := &Analysis{lang: lang, text: text, lines: syntax.SplitLines(text)}
 	return a.Render(keep, opts...)
 }
 
