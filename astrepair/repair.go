@@ -78,9 +78,16 @@ type state struct {
 
 	queue []int32
 	added []int32
+
+	// base, when set, is a committed selection this sparse state extends
+	// without modifying it.
+	base *state
 }
 
 func (s *state) has(r int32) bool {
+	if s.base != nil && s.base.has(r) {
+		return true
+	}
 	if s.sparse != nil {
 		_, ok := s.sparse[r]
 		return ok
@@ -103,6 +110,9 @@ func (s *state) add(r int32, why Reason) {
 }
 
 func (s *state) isDone(i int32) bool {
+	if s.base != nil && s.base.isDone(i) {
+		return true
+	}
 	if s.sparseDone != nil {
 		return s.sparseDone[i]
 	}
@@ -143,8 +153,9 @@ func (a *Analysis) run(ctx context.Context, s *state, cfg config) error {
 		return nil
 	}
 	frontier := append([]int32(nil), s.queue...)
+	start := len(s.added)
 	a.close(s, cfg.returns)
-	frontier = append(frontier, s.added...)
+	frontier = append(frontier, s.added[start:]...)
 	for hop := 1; hop <= cfg.maxHops && len(frontier) > 0; hop++ {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("repair: %w", err)
@@ -225,4 +236,80 @@ func Closure(ctx context.Context, text string, lang syntax.Language, line int, o
 		return nil, err
 	}
 	return a.Closure(ctx, line, opts...)
+}
+
+// Selection is a growing repaired mask for budgeted selection: lines are
+// added one at a time and each addition reports the lines it pulls in, so
+// a budget can charge every line its repair cost given what is already
+// kept. A Selection is not safe for concurrent use.
+type Selection struct {
+	a   *Analysis
+	cfg config
+	s   *state
+}
+
+// NewSelection starts an empty selection over the analysed text.
+func (a *Analysis) NewSelection(opts ...Option) *Selection {
+	n := len(a.lines)
+	return &Selection{a: a, cfg: newConfig(opts), s: &state{keep: make([]bool, n), reason: make([]Reason, n), done: make([]bool, len(a.items))}}
+}
+
+// Cost returns the lines that Add(line) would newly keep, line included
+// (empty when line is already kept), without changing the selection.
+func (sel *Selection) Cost(ctx context.Context, line int) ([]int, error) {
+	if line < 0 || line >= len(sel.a.lines) {
+		return nil, fmt.Errorf("cost of line %d of %d: %w", line, len(sel.a.lines), ErrLineRange)
+	}
+	if sel.s.keep[line] {
+		return nil, nil
+	}
+	t := &state{base: sel.s, sparse: map[int32]Reason{}, sparseDone: map[int32]bool{}}
+	t.add(int32(line), ReasonKept)
+	if err := sel.a.run(ctx, t, sel.cfg); err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, len(t.added))
+	for _, r := range t.added {
+		out = append(out, int(r))
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// Add keeps line and everything repair needs for it, and returns the lines
+// newly kept (line included), sorted.
+func (sel *Selection) Add(ctx context.Context, line int) ([]int, error) {
+	if line < 0 || line >= len(sel.a.lines) {
+		return nil, fmt.Errorf("add line %d of %d: %w", line, len(sel.a.lines), ErrLineRange)
+	}
+	if sel.s.keep[line] {
+		if sel.s.reason[line] != ReasonKept {
+			// An added line chosen by the caller counts as chosen.
+			sel.s.reason[line] = ReasonKept
+		}
+		return nil, nil
+	}
+	mark := len(sel.s.added)
+	sel.s.add(int32(line), ReasonKept)
+	if err := sel.a.run(ctx, sel.s, sel.cfg); err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, len(sel.s.added)-mark)
+	for _, r := range sel.s.added[mark:] {
+		out = append(out, int(r))
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// Result returns a copy of the selection as a repaired mask; Added counts
+// the lines kept for repair rather than chosen.
+func (sel *Selection) Result() Result {
+	res := Result{Keep: append([]bool(nil), sel.s.keep...), Reason: append([]Reason(nil), sel.s.reason...)}
+	for _, r := range res.Reason {
+		if r.Added() {
+			res.Added++
+		}
+	}
+	return res
 }

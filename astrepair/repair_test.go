@@ -2,6 +2,8 @@ package astrepair
 
 import (
 	"context"
+	"math/rand"
+	"os"
 	"strings"
 	"testing"
 
@@ -375,4 +377,43 @@ func TestReasonString(t *testing.T) {
 	assert.Equal(t, "reason(99)", Reason(99).String())
 	assert.False(t, ReasonKept.Added())
 	assert.True(t, ReasonBracket.Added())
+}
+
+func TestSelectionMatchesRepair(t *testing.T) {
+	ctx := context.Background()
+	for _, file := range cleanFixtures(t)[:6] {
+		src, err := os.ReadFile(file)
+		require.NoError(t, err)
+		text := string(src)
+		lang := syntax.Detect(text, file)
+		a, err := Analyze(ctx, text, lang)
+		require.NoError(t, err)
+		rng := rand.New(rand.NewSource(5))
+		keep := randomMask(rng, a.Lines(), 0.1, true)
+		sel := a.NewSelection()
+		for _, line := range rng.Perm(a.Lines()) {
+			if !keep[line] {
+				continue
+			}
+			cost, err := sel.Cost(ctx, line)
+			require.NoError(t, err)
+			got, err := sel.Add(ctx, line)
+			require.NoError(t, err)
+			assert.Equal(t, cost, got, "%s line %d: Cost must predict Add", file, line)
+			again, err := sel.Add(ctx, line)
+			require.NoError(t, err)
+			assert.Empty(t, again)
+		}
+		want, err := a.Repair(ctx, keep)
+		require.NoError(t, err)
+		got := sel.Result()
+		assert.Equal(t, want.Keep, got.Keep, file)
+		assert.Equal(t, want.Added, got.Added, file)
+	}
+	a, err := Analyze(ctx, pyClass, syntax.Python)
+	require.NoError(t, err)
+	_, err = a.NewSelection().Add(ctx, -1)
+	assert.ErrorIs(t, err, ErrLineRange)
+	_, err = a.NewSelection().Cost(ctx, 100)
+	assert.ErrorIs(t, err, ErrLineRange)
 }
