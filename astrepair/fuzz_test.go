@@ -99,3 +99,14 @@ func TestHostileInputs(t *testing.T) {
 		})
 	}
 }
+
+func TestUnknownLanguageIsSafe(t *testing.T) {
+	ctx := context.Background()
+	text := "IDENTIFICATION DIVISION.\nPROGRAM-ID. HELLO.\nPROCEDURE DIVISION.\n"
+	lang := syntax.Language("cobol")
+	res, err := Repair(ctx, text, lang, []bool{true, false, false})
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, false, false}, res.Keep)
+	out := Render(text, lang, res.Keep)
+	require.Equal(t, "IDENTIFICATION DIVISION.\n... 2 lines omitted ...\n", out.Text)
+}
