@@ -1,0 +1,48 @@
+package pruner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// realGoSource concatenates Go standard library files up to n bytes.
+func realGoSource(t testing.TB, n int) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
+	require.NoError(t, err)
+	var b strings.Builder
+	for b.Len() < n {
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			b.Write(data)
+			if b.Len() >= n {
+				break
+			}
+		}
+		require.NotZero(t, b.Len(), "no Go sources under GOROOT")
+	}
+	return b.String()[:n]
+}
+
+// A megabyte of real code is just more windows: it prunes without error
+// and keeps every invariant. (Slow on the pure Go backend: about a minute.)
+func TestPruneOneMegabyte(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1 MB end-to-end run skipped in -short mode")
+	}
+	p, err := Load(context.Background(), tinyDir("tiny-lamr"), WithMaxLength(256), WithBatchSize(8))
+	require.NoError(t, err)
+	text := realGoSource(t, 1<<20)
+	res, err := p.Prune(context.Background(), "how are request headers parsed?", text)
+	require.NoError(t, err)
+	require.Greater(t, res.Windows, 1000)
+	require.Greater(t, res.Tokens.Input, 200_000)
+	checkInvariants(t, text, res)
+}
