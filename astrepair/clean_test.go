@@ -53,7 +53,7 @@ func cleanFixtures(t testing.TB) []string {
 func TestRepairedOutputParsesClean(t *testing.T) {
 	ctx := context.Background()
 	densities := []float64{0.02, 0.05, 0.1, 0.2, 0.4, 0.7}
-	perDensity := 6
+	perDensity := 12
 	if testing.Short() {
 		perDensity = 2
 	}
