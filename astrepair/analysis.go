@@ -637,7 +637,8 @@ func (b *builder) collectPyBlocks() {
 			continue
 		}
 		header := int32(-1)
-		for k := i - 1; k >= 0; k-- {
+		// The ':' that opens the block lies inside the parent, before it.
+		for k := i - 1; k > int(b.nodes[i].Parent); k-- {
 			if b.nodes[k].Leaf && b.nodes[k].EndByte > b.nodes[k].StartByte && b.nodes[k].Type != "comment" {
 				header = int32(b.nodes[k].LastRow())
 				break
