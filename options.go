@@ -61,6 +61,7 @@ type config struct {
 	renderer      Renderer
 	maxInputBytes int
 	budget        budget
+	scorer        string
 }
 
 func defaultConfig() config {
@@ -275,3 +276,17 @@ type budget struct {
 }
 
 func (b budget) set() bool { return b.tokens > 0 || b.ratio > 0 || b.lines > 0 }
+
+// WithScorer picks what scores lines: ScorerAuto (the checkpoint, or the
+// built-in default without one) or ScorerLexical (BM25, the labelled
+// baseline and fallback).
+func WithScorer(name string) Option {
+	return func(c *config) error {
+		switch name {
+		case "", ScorerAuto, ScorerLexical:
+			c.scorer = name
+			return nil
+		}
+		return fmt.Errorf("%w: unknown scorer %q (want %q or %q)", ErrOption, name, ScorerAuto, ScorerLexical)
+	}
+}

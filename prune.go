@@ -32,8 +32,10 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	if text == "" {
 		return &Result{Scorer: p.kind}, nil
 	}
-	ts, err := p.scoreTokens(ctx, query, text)
-	if err != nil {
+	var ts *tokenScores
+	if p.model == nil {
+		ts = p.scoreLexical(query, text)
+	} else if ts, err = p.scoreTokens(ctx, query, text); err != nil {
 		return nil, err
 	}
 	if p.cfg.renderer == RenderSWEPruner {
@@ -187,10 +189,30 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	} else if repaired != nil {
 		copy(keep, repaired)
 	}
-	if !p.cfg.budget.set() {
-		// Blank lines cost tokens a budget has not granted.
-		bridgeBlankLines(text, lines, keep, res.Lines)
+	var fits func(first, end int) bool
+	if p.cfg.budget.set() {
+		// Blank lines mostly cost nothing (a newline merges into the
+		// previous line's token) but the budget stays a hard limit.
+		limit, cost := p.budgetCost(text, lines, ts)
+		used := 0
+		for i, k := range keep {
+			if k {
+				used += cost[i]
+			}
+		}
+		fits = func(first, end int) bool {
+			c := 0
+			for b := first; b < end; b++ {
+				c += cost[b]
+			}
+			if used+c > limit {
+				return false
+			}
+			used += c
+			return true
+		}
 	}
+	bridgeBlankLines(text, lines, keep, res.Lines, fits)
 	for i := range keep {
 		res.Lines[i].Kept = keep[i]
 	}
@@ -209,8 +231,9 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 
 // bridgeBlankLines keeps blank lines whose nearest non-blank neighbours on
 // both sides are kept: folding them would cost a placeholder line to save
-// an empty one.
-func bridgeBlankLines(text string, lines []chunk.Line, keep []bool, out []Line) {
+// an empty one. fits, when not nil, says whether a run of blank lines may be
+// added (a budget's remaining room).
+func bridgeBlankLines(text string, lines []chunk.Line, keep []bool, out []Line, fits func(first, end int) bool) {
 	lastKept := false // the last non-blank line before i is kept
 	for i := 0; i < len(lines); {
 		if !isBlank(text[lines[i].Start:lines[i].End]) {
@@ -222,7 +245,7 @@ func bridgeBlankLines(text string, lines []chunk.Line, keep []bool, out []Line) 
 		for j < len(lines) && isBlank(text[lines[j].Start:lines[j].End]) {
 			j++
 		}
-		if lastKept && j < len(lines) && keep[j] {
+		if lastKept && j < len(lines) && keep[j] && (fits == nil || fits(i, j)) {
 			for b := i; b < j; b++ {
 				if !keep[b] {
 					keep[b] = true

@@ -225,9 +225,7 @@ func TestOptionsValidation(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	ctx := context.Background()
-	_, err := Load(ctx, "")
-	require.ErrorIs(t, err, ErrBadCheckpoint)
-	_, err = Load(ctx, t.TempDir())
+	_, err := Load(ctx, t.TempDir())
 	require.ErrorIs(t, err, ErrBadCheckpoint)
 	_, err = Load(ctx, tinyDir("tiny-lamr"), WithBackend("quantum"))
 	require.ErrorIs(t, err, ErrUnsupportedBackend)
@@ -266,4 +264,36 @@ func TestDecisionModes(t *testing.T) {
 			require.Equal(t, len(ts.spans), fractional, "%s token scores are probabilities", d)
 		}
 	}
+}
+
+func TestLexicalScorer(t *testing.T) {
+	ctx := context.Background()
+	for _, opts := range [][]Option{nil, {WithScorer(ScorerLexical)}} {
+		dir := ""
+		if opts != nil {
+			dir = tinyDir("tiny-lamr") // WithScorer(lexical) wins over a checkpoint
+		}
+		p, err := Load(ctx, dir, opts...)
+		require.NoError(t, err)
+		assert.Equal(t, ScorerLexical, p.Kind())
+		text := "import time\n\n\ndef backoff(attempt):\n    return min(30, 2 ** attempt)\n\n\ndef unrelated():\n    return 42\n"
+		res, err := p.Prune(ctx, "how is the backoff delay for an attempt computed?", text)
+		require.NoError(t, err)
+		checkInvariants(t, text, res)
+		assert.Equal(t, "lexical", res.Scorer)
+		assert.Equal(t, "python", res.Language)
+		assert.True(t, res.Lines[3].Kept, "def backoff(attempt): names the query's identifiers")
+		assert.Equal(t, ReasonModel, res.Lines[3].Reason)
+		assert.False(t, res.Lines[8].Kept, "return 42 shares nothing with the query")
+		assert.InDelta(t, 0.5, res.Score, 1e-9, "backoff and attempt occur; delay and computed do not")
+
+		q, err := p.With(WithSWEPrunerCompat())
+		require.NoError(t, err)
+		res, err = q.Prune(ctx, "how is the backoff delay for an attempt computed?", text)
+		require.NoError(t, err)
+		assert.Contains(t, res.Text, "def backoff(attempt):")
+		assert.Contains(t, res.Text, "(filtered")
+	}
+	_, err := Load(ctx, "", WithScorer("magic"))
+	require.ErrorIs(t, err, ErrOption)
 }

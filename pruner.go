@@ -42,8 +42,9 @@ type Pruner struct {
 
 // Load reads a SWE-Pruner or LaMR checkpoint folder (config.json,
 // model.safetensors and, optionally, the Qwen tokenizer files; the embedded
-// Qwen3 tokenizer is used when they are absent) and returns a Pruner. Nothing
-// is downloaded.
+// Qwen3 tokenizer is used when they are absent) and returns a Pruner. An
+// empty dir selects the built-in default scorer, which today is the lexical
+// BM25 baseline (Result.Scorer says "lexical"). Nothing is downloaded.
 func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -54,8 +55,18 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 			return nil, fmt.Errorf("pruner: %w", err)
 		}
 	}
-	if dir == "" {
-		return nil, fmt.Errorf("pruner: %w: no checkpoint folder given", ErrBadCheckpoint)
+	if cfg.scorer == ScorerLexical || dir == "" {
+		// No checkpoint: the built-in default. Until a trained default model
+		// ships, that is the lexical scorer, labelled as such in results.
+		tok, err := tokenizer.Qwen3()
+		if err != nil {
+			return nil, fmt.Errorf("pruner: tokenizer: %w", err)
+		}
+		p := &Pruner{cfg: cfg, tok: tok, kind: ScorerLexical}
+		if err := p.checkDecision(); err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	b, err := backend.New(cfg.backend)
 	if err != nil {
@@ -131,8 +142,8 @@ func (p *Pruner) decision() Decision {
 	return Prob
 }
 
-// Kind names the checkpoint kind: "swe-pruner" (one rubric) or "lamr"
-// (semantic and dependency rubrics with gating).
+// Kind names what scores lines: "swe-pruner" (one rubric), "lamr"
+// (semantic and dependency rubrics with gating) or "lexical" (BM25).
 func (p *Pruner) Kind() string { return p.kind }
 
 func loadTokenizer(dir string) (*tokenizer.Tokenizer, error) {

@@ -4,6 +4,10 @@
 //
 //	cat retry.py | prune -model ./checkpoint -q "how are retries scheduled?"
 //	prune -model ./checkpoint -q "where is the buffer grown?" -f builder.go
+//	go test ./... 2>&1 | prune -q "which test failed and why?" -keep-last
+//
+// Without -model it uses the built-in default scorer (today the lexical BM25
+// baseline) and says so on standard error.
 //
 // Exit codes: 0 success, 1 runtime error, 2 usage error.
 package main
@@ -38,17 +42,21 @@ func main() {
 
 type flags struct {
 	model, query, file, lang, decision string
-	threshold                          float64
+	threshold, lineBudget, compression float64
 	compat, asJSON, numbers, noRepair  bool
-	keepFirst, keepLast                bool
-	maxLength                          int
+	keepFirst, keepLast, lexical       bool
+	maxLength, tokenBudget             int
 }
 
 func parse(args []string, stderr io.Writer) (*flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("prune", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout)")
+	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout); default: built-in scorer")
+	fs.BoolVar(&f.lexical, "lexical", false, "use the lexical BM25 scorer even with -model")
+	fs.IntVar(&f.tokenBudget, "budget", 0, "keep at most this many tokens (replaces -threshold)")
+	fs.Float64Var(&f.compression, "ratio", 0, "keep about 1/ratio of the tokens, e.g. 4 (replaces -threshold)")
+	fs.Float64Var(&f.lineBudget, "lines", 0, "keep this fraction of the lines, e.g. 0.2 (replaces -threshold)")
 	fs.StringVar(&f.query, "q", "", "what you are looking for (required)")
 	fs.StringVar(&f.file, "f", "", "file to prune (default: standard input); its name helps detect the language")
 	fs.StringVar(&f.lang, "lang", "", "language override (python, go, js, ts, java, rust, c, cpp, text)")
@@ -70,8 +78,14 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	if strings.TrimSpace(f.query) == "" {
 		return nil, errors.New("-q is required")
 	}
-	if f.model == "" {
-		return nil, errors.New("-model is required")
+	budgets := 0
+	for _, set := range []bool{f.tokenBudget != 0, f.compression != 0, f.lineBudget != 0} {
+		if set {
+			budgets++
+		}
+	}
+	if budgets > 1 {
+		return nil, errors.New("-budget, -ratio and -lines exclude each other")
 	}
 	return &f, nil
 }
@@ -108,6 +122,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if f.compat {
 		opts = append(opts, pruner.WithSWEPrunerCompat())
 	}
+	switch {
+	case f.tokenBudget != 0:
+		opts = append(opts, pruner.WithTokenBudget(f.tokenBudget))
+	case f.compression != 0:
+		opts = append(opts, pruner.WithCompression(f.compression))
+	case f.lineBudget != 0:
+		opts = append(opts, pruner.WithLineBudget(f.lineBudget))
+	}
+	if f.lexical {
+		opts = append(opts, pruner.WithScorer(pruner.ScorerLexical))
+	}
 	p, err := pruner.Load(ctx, f.model, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "prune: %v\n", err)
@@ -115,6 +140,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitUsage
 		}
 		return exitRuntime
+	}
+	if p.Kind() == pruner.ScorerLexical {
+		fmt.Fprintln(stderr, "prune: scoring with the lexical (BM25) baseline, not a model; pass -model DIR for a SWE-Pruner/LaMR checkpoint")
 	}
 	res, err := p.Prune(ctx, f.query, string(text))
 	if err != nil {

@@ -1,0 +1,46 @@
+package pruner
+
+import (
+	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/lexical"
+)
+
+// Scorer names accepted by WithScorer.
+const (
+	// ScorerAuto uses the checkpoint given to Load, or the built-in default
+	// when there is none (today the lexical scorer; see ScorerLexical).
+	ScorerAuto = "auto"
+	// ScorerLexical scores lines with BM25 over identifier pieces of the
+	// query. It is the baseline and the last-resort fallback, and results
+	// say so (Result.Scorer = "lexical").
+	ScorerLexical = "lexical"
+)
+
+// scoreLexical scores text's lines with BM25 and shapes the result like the
+// model's, so the same decision, repair and rendering follow.
+func (p *Pruner) scoreLexical(query, text string) *tokenScores {
+	lines := chunk.SplitLines(text)
+	scores, doc := lexical.Scorer{}.ScoreLines(query, text, lines)
+	covered := make([]bool, len(lines))
+	// One span per line, in code points, lets the SWE-Pruner renderer
+	// aggregate lexical scores like token scores.
+	spans := make([]chunk.ScoredSpan, 0, len(lines))
+	cp := 0
+	for i, l := range lines {
+		covered[i] = !isBlank(text[l.Start:l.End])
+		n := chunk.CodePointLen(text[l.Start:l.End])
+		if n > 0 {
+			spans = append(spans, chunk.ScoredSpan{Start: cp, End: cp + n, Score: scores[i]})
+		}
+		cp += n + chunk.CodePointLen(text[l.End:l.TermEnd])
+	}
+	toks := p.encode(text)
+	return &tokenScores{
+		spans:      spans,
+		lineScores: scores,
+		covered:    covered,
+		textToks:   toks,
+		doc:        doc,
+		inputToks:  len(toks),
+	}
+}
