@@ -1,0 +1,104 @@
+package agenttool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+)
+
+// EinoMiddleware returns an eino compose.ToolMiddleware (for
+// compose.ToolsNodeConfig.ToolCallMiddlewares) that prunes the output of
+// the named tools (all tools when none is named) when the model called
+// them with a context_focus_question argument. The argument is removed
+// from the call before the tool runs. Streaming tools asked to prune are
+// read whole, pruned, and returned as a one-chunk stream; without a
+// question their stream passes through untouched.
+func (f *Folder) EinoMiddleware(toolNames ...string) compose.ToolMiddleware {
+	applies := func(name string) bool { return len(toolNames) == 0 || slices.Contains(toolNames, name) }
+	return compose.ToolMiddleware{
+		Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
+			return func(ctx context.Context, in *compose.ToolInput) (*compose.ToolOutput, error) {
+				if !applies(in.Name) {
+					return next(ctx, in)
+				}
+				q, stripped := splitQuestion(in)
+				if q == "" {
+					return next(ctx, in)
+				}
+				out, err := next(ctx, stripped)
+				if err != nil || out == nil {
+					return out, err
+				}
+				o := f.Fold(ctx, q, out.Result)
+				return &compose.ToolOutput{Result: o.Text}, nil
+			}
+		},
+		Streamable: func(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
+			return func(ctx context.Context, in *compose.ToolInput) (*compose.StreamToolOutput, error) {
+				if !applies(in.Name) {
+					return next(ctx, in)
+				}
+				q, stripped := splitQuestion(in)
+				if q == "" {
+					return next(ctx, in)
+				}
+				out, err := next(ctx, stripped)
+				if err != nil || out == nil || out.Result == nil {
+					return out, err
+				}
+				text, err := drain(out.Result)
+				if err != nil {
+					return nil, fmt.Errorf("agenttool: reading %s stream: %w", in.Name, err)
+				}
+				o := f.Fold(ctx, q, text)
+				return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{o.Text})}, nil
+			}
+		},
+	}
+}
+
+// splitQuestion returns the focus question of a call and the call without
+// it; ("", in) when the arguments carry none.
+func splitQuestion(in *compose.ToolInput) (string, *compose.ToolInput) {
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(in.Arguments), &args); err != nil {
+		return "", in
+	}
+	raw, ok := args[QuestionArg]
+	if !ok {
+		return "", in
+	}
+	var q string
+	if err := json.Unmarshal(raw, &q); err != nil || strings.TrimSpace(q) == "" {
+		return "", in
+	}
+	delete(args, QuestionArg)
+	data, err := json.Marshal(args)
+	if err != nil {
+		return "", in
+	}
+	cp := *in
+	cp.Arguments = string(data)
+	return q, &cp
+}
+
+func drain(r *schema.StreamReader[string]) (string, error) {
+	defer r.Close()
+	var b strings.Builder
+	for {
+		s, err := r.Recv()
+		if err == io.EOF {
+			return b.String(), nil
+		}
+		if err != nil {
+			return b.String(), err
+		}
+		b.WriteString(s)
+	}
+}

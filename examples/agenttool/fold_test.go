@@ -1,0 +1,219 @@
+package agenttool
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner"
+)
+
+// The tiny checkpoint has random weights: at threshold 1 the model keeps
+// nothing, so what a Fold keeps is exactly what the policy forces; at
+// threshold 0 it keeps everything.
+const checkpoint = "../../testdata/tiny-swepruner"
+
+func load(t *testing.T, opts ...pruner.Option) *pruner.Pruner {
+	t.Helper()
+	p, err := pruner.Load(context.Background(), checkpoint, opts...)
+	require.NoError(t, err)
+	return p
+}
+
+func newFolder(t *testing.T, threshold float64, opts ...Option) *Folder {
+	t.Helper()
+	f, err := NewFolder(load(t, pruner.WithThreshold(threshold), pruner.WithLanguage("text")), opts...)
+	require.NoError(t, err)
+	return f
+}
+
+// buildLog is a 30-line test log: line 12 reports an error, the last line
+// the exit code.
+func buildLog() string {
+	var b strings.Builder
+	for i := 1; i <= 30; i++ {
+		switch i {
+		case 12:
+			b.WriteString("ERROR cannot open config file\n")
+		case 30:
+			b.WriteString("make: exit status 2\n")
+		default:
+			fmt.Fprintf(&b, "step %c ok: compiled module\n", 'a'+rune(i%26))
+		}
+	}
+	return b.String()
+}
+
+func keptNumbers(t *testing.T, f *Folder, text string) []int {
+	t.Helper()
+	o := f.Fold(context.Background(), "why did the build fail?", text, LineNumbers(true))
+	require.NoError(t, o.Err)
+	var nums []int
+	for _, l := range strings.Split(o.Text, "\n")[1:] {
+		var n int
+		if _, err := fmt.Sscanf(l, "%6d\t", &n); err == nil {
+			nums = append(nums, n)
+		}
+	}
+	return nums
+}
+
+func TestFoldPolicy(t *testing.T) {
+	log := buildLog()
+	lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+	tests := []struct {
+		name string
+		opts []Option
+		want []int
+	}{
+		{"error line and tail are forced", []Option{WithTailLines(3), WithMinChars(100)}, []int{12, 28, 29, 30}},
+		{"no tail: error and exit lines, last line by the pruner", []Option{WithTailLines(0), WithMinChars(100)}, []int{12, 30}},
+		{"no patterns: the last line only", []Option{WithTailLines(0), WithKeepPatterns(), WithMinChars(100)}, []int{30}},
+		{"custom pattern", []Option{WithTailLines(0), WithKeepPatterns(regexp.MustCompile(`step [cd] `)), WithMinChars(100)},
+			[]int{2, 3, 28, 29, 30}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFolder(t, 1, tc.opts...)
+			assert.Equal(t, tc.want, keptNumbers(t, f, log))
+		})
+	}
+	t.Run("text, header and markers", func(t *testing.T) {
+		f := newFolder(t, 1, WithTailLines(2), WithMinChars(100))
+		o := f.Fold(context.Background(), "why did the build fail?", log)
+		require.NoError(t, o.Err)
+		assert.True(t, o.Pruned)
+		assert.Equal(t, Outcome{Text: o.Text, Pruned: true, Lines: 30, KeptLines: 3, ForcedLines: 2}, o)
+		want := "[pruned for \"why did the build fail?\": kept 3 of 30 lines (10% of the text), folded 27; " +
+			"for the full output call again without context_focus_question]\n" +
+			"… 11 lines folded (1-11) …\n" + lines[11] + "\n" +
+			"… 16 lines folded (13-28) …\n" + lines[28] + "\n" + lines[29] + "\n"
+		assert.Equal(t, want, o.Text)
+	})
+	t.Run("numbered", func(t *testing.T) {
+		f := newFolder(t, 1, WithTailLines(1), WithMinChars(100), WithLineNumbers(true))
+		o := f.Fold(context.Background(), "why?", log)
+		body := o.Text[strings.IndexByte(o.Text, '\n')+1:]
+		assert.Equal(t, "      \t… 11 lines folded (1-11) …\n    12\t"+lines[11]+"\n      \t… 17 lines folded (13-29) …\n    30\t"+lines[29]+"\n", body)
+	})
+}
+
+func TestFoldPassThrough(t *testing.T) {
+	log := buildLog()
+	short := strings.Join(strings.SplitAfter(log, "\n")[:10], "") // 270 characters
+	tests := []struct {
+		name, question, text string
+		opts                 []Option
+		call                 []CallOption
+		want, skipped        string
+	}{
+		{name: "no question", question: "  ", text: log, opts: []Option{WithMinChars(10)}, want: log, skipped: "no context_focus_question"},
+		{name: "small output", question: "why?", text: short, want: short, skipped: "output under 500 characters"},
+		{name: "small output numbered", question: "why?", text: "a\nb", call: []CallOption{LineNumbers(true)},
+			want: "     1\ta\n     2\tb", skipped: "output under 500 characters"},
+		{name: "empty output", question: "why?", text: "", opts: []Option{WithMinChars(0)}, want: "", skipped: "every line is relevant"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFolder(t, 1, tc.opts...)
+			o := f.Fold(context.Background(), tc.question, tc.text, tc.call...)
+			assert.NoError(t, o.Err)
+			assert.False(t, o.Pruned)
+			assert.Equal(t, tc.want, o.Text)
+			assert.Equal(t, tc.skipped, o.Skipped)
+		})
+	}
+	t.Run("every line kept", func(t *testing.T) {
+		f := newFolder(t, 0, WithMinChars(100))
+		o := f.Fold(context.Background(), "why?", log)
+		assert.Equal(t, Outcome{Text: log, Skipped: "every line is relevant", Lines: 30, KeptLines: 30}, o)
+	})
+}
+
+func TestFoldFailsOpen(t *testing.T) {
+	log := buildLog()
+	tests := []struct {
+		name   string
+		folder func(t *testing.T) *Folder
+		ctx    func() context.Context
+		want   string
+	}{
+		{"input over the pruner's limit", func(t *testing.T) *Folder {
+			f, err := NewFolder(load(t, pruner.WithMaxInputBytes(200)), WithMinChars(100))
+			require.NoError(t, err)
+			return f
+		}, context.Background, "input too large"},
+		{"timeout", func(t *testing.T) *Folder { return newFolder(t, 1, WithMinChars(100), WithTimeout(time.Nanosecond)) },
+			context.Background, "deadline exceeded"},
+		{"cancelled caller", func(t *testing.T) *Folder { return newFolder(t, 1, WithMinChars(100)) },
+			func() context.Context { ctx, cancel := context.WithCancel(context.Background()); cancel(); return ctx }, "canceled"},
+		{"bad language", func(t *testing.T) *Folder {
+			f, err := NewFolder(load(t, pruner.WithLanguage("klingon")), WithMinChars(100))
+			require.NoError(t, err)
+			return f
+		}, context.Background, "klingon"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.folder(t).Fold(tc.ctx(), "why?", log)
+			require.Error(t, o.Err)
+			assert.Contains(t, o.Err.Error(), tc.want)
+			assert.False(t, o.Pruned)
+			assert.True(t, strings.HasPrefix(o.Text, log), "original output first")
+			assert.Contains(t, o.Text[len(log):], "[context pruning failed, full output shown: ")
+		})
+	}
+}
+
+func TestDefaultKeepPatterns(t *testing.T) {
+	tests := []struct {
+		line string
+		keep bool
+	}{
+		{"ERROR: connection refused", true},
+		{"--- FAIL: TestRetry (0.01s)", true},
+		{"FAIL\tgithub.com/x/y\t0.2s", true},
+		{"panic: runtime error: index out of range", true},
+		{"thread 'main' panicked at src/main.rs:3:5", true},
+		{"Traceback (most recent call last):", true},
+		{"ValueError: invalid literal for int()", true},
+		{"java.lang.NullPointerException", true},
+		{"error[E0308]: mismatched types", true},
+		{"main.go:12:3: error: undefined: foo", true},
+		{"fatal: not a git repository", true},
+		{"Process finished with exit code 1", true},
+		{"exit status 2", true},
+		{"not ok 3 - handles empty input", true},
+		{"ok  \tgithub.com/x/y\t0.2s", false},
+		{"    except ValueError:", false},
+		{"compiling 12 modules", false},
+		{"the errors package wraps values", false},
+		{"return fmt.Errorf(\"open: %w\", err)", false},
+	}
+	res := DefaultKeepPatterns()
+	for _, tc := range tests {
+		t.Run(tc.line, func(t *testing.T) {
+			got := false
+			for _, re := range res {
+				got = got || re.MatchString(tc.line)
+			}
+			assert.Equal(t, tc.keep, got)
+		})
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	p := load(t)
+	for _, o := range []Option{WithMinChars(-1), WithTailLines(-1), WithTimeout(0), WithKeepPatterns(nil)} {
+		_, err := NewFolder(p, o)
+		assert.Error(t, err)
+	}
+	_, err := NewFolder(nil)
+	assert.Error(t, err)
+}

@@ -1,0 +1,328 @@
+package agenttool
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// MetaKey is the key under which pruned MCP results carry their pruning
+// statistics in _meta; a result that has it is not pruned again.
+const MetaKey = "prunekit/pruning"
+
+// FocusQuestionParam adds the optional context_focus_question argument to
+// an mcp-go tool definition, so that models know they may ask for pruning
+// (the middleware honours it on any tool).
+func FocusQuestionParam() mcp.ToolOption {
+	return mcp.WithString(QuestionArg, mcp.Description(
+		"Optional. What you are looking for in this output (e.g. \"where is the retry delay computed?\"). "+
+			"When given, lines irrelevant to it are folded; call again without it for the full output."))
+}
+
+type questionKey struct{}
+
+// questionFrom returns the focus question from the call arguments or, when
+// the middleware has taken it out of them, from the context.
+func questionFrom(ctx context.Context, req mcp.CallToolRequest) string {
+	if q := req.GetString(QuestionArg, ""); q != "" {
+		return q
+	}
+	q, _ := ctx.Value(questionKey{}).(string)
+	return q
+}
+
+// MCPMiddleware returns an mcp-go tool middleware that prunes the text
+// output of any tool called with a context_focus_question argument. The
+// argument is removed before the tool runs (tools need not know it). Error
+// results, non-text content and results already pruned pass through.
+func (f *Folder) MCPMiddleware() server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			q := req.GetString(QuestionArg, "")
+			if strings.TrimSpace(q) == "" {
+				return next(ctx, req)
+			}
+			req = withoutQuestion(req)
+			res, err := next(context.WithValue(ctx, questionKey{}, q), req)
+			if err != nil || res == nil || res.IsError || hasMeta(res) {
+				return res, err
+			}
+			f.foldResult(ctx, q, res)
+			return res, nil
+		}
+	}
+}
+
+// withoutQuestion returns req with context_focus_question removed from its
+// arguments (decoded and raw).
+func withoutQuestion(req mcp.CallToolRequest) mcp.CallToolRequest {
+	if args := req.GetArguments(); args != nil {
+		cp := make(map[string]any, len(args))
+		for k, v := range args {
+			if k != QuestionArg {
+				cp[k] = v
+			}
+		}
+		req.Params.Arguments = cp
+	}
+	if len(req.Params.RawArguments) > 0 {
+		var raw map[string]json.RawMessage
+		if json.Unmarshal(req.Params.RawArguments, &raw) == nil {
+			delete(raw, QuestionArg)
+			if data, err := json.Marshal(raw); err == nil {
+				req.Params.RawArguments = data
+			}
+		}
+	}
+	return req
+}
+
+func hasMeta(res *mcp.CallToolResult) bool {
+	if res.Meta == nil {
+		return false
+	}
+	_, ok := res.Meta.AdditionalFields[MetaKey]
+	return ok
+}
+
+// foldResult prunes every text content of res in place and records the
+// statistics in res.Meta.
+func (f *Folder) foldResult(ctx context.Context, q string, res *mcp.CallToolResult, opts ...CallOption) {
+	var stats []map[string]any
+	for i, c := range res.Content {
+		tc, ok := mcp.AsTextContent(c)
+		if !ok {
+			continue
+		}
+		o := f.Fold(ctx, q, tc.Text, opts...)
+		cp := *tc
+		cp.Text = o.Text
+		res.Content[i] = cp
+		s := map[string]any{"pruned": o.Pruned, "lines": o.Lines, "kept_lines": o.KeptLines, "forced_lines": o.ForcedLines}
+		if o.Skipped != "" {
+			s["skipped"] = o.Skipped
+		}
+		if o.Err != nil {
+			s["error"] = o.Err.Error()
+		}
+		stats = append(stats, s)
+	}
+	if res.Meta == nil {
+		res.Meta = &mcp.Meta{}
+	}
+	if res.Meta.AdditionalFields == nil {
+		res.Meta.AdditionalFields = map[string]any{}
+	}
+	res.Meta.AdditionalFields[MetaKey] = stats
+}
+
+// Workspace serves read_pruned and search_pruned over the files under one
+// root directory; paths cannot leave the root (symbolic links included).
+type Workspace struct {
+	root       *os.Root
+	folder     *Folder
+	maxFile    int64
+	maxMatches int
+}
+
+// WorkspaceOption configures a Workspace.
+type WorkspaceOption func(*Workspace)
+
+// WithMaxFileBytes caps the files read_pruned reads and search_pruned
+// searches (default 16 MiB); larger files are refused or skipped.
+func WithMaxFileBytes(n int64) WorkspaceOption { return func(w *Workspace) { w.maxFile = n } }
+
+// WithMaxMatches caps the lines search_pruned reports (default 2000).
+func WithMaxMatches(n int) WorkspaceOption { return func(w *Workspace) { w.maxMatches = n } }
+
+// NewWorkspace opens root for the tools. Close releases it.
+func NewWorkspace(root string, f *Folder, opts ...WorkspaceOption) (*Workspace, error) {
+	if f == nil {
+		return nil, errors.New("agenttool: nil folder")
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("agenttool: workspace: %w", err)
+	}
+	w := &Workspace{root: r, folder: f, maxFile: 16 << 20, maxMatches: 2000}
+	for _, o := range opts {
+		o(w)
+	}
+	return w, nil
+}
+
+// Close releases the root directory.
+func (w *Workspace) Close() error { return w.root.Close() }
+
+// Tools returns the read_pruned and search_pruned tools for
+// server.MCPServer.AddTools.
+func (w *Workspace) Tools() []server.ServerTool {
+	read := mcp.NewTool("read_pruned",
+		mcp.WithDescription("Read a text file of the workspace. With context_focus_question, lines irrelevant to the question "+
+			"are folded into markers naming the hidden line numbers; errors and the file's last lines are always kept."),
+		mcp.WithString("path", mcp.Required(), mcp.Description("file path relative to the workspace root")),
+		FocusQuestionParam(),
+		mcp.WithBoolean("line_numbers", mcp.Description("prefix lines with their line numbers (nl -ba style)")),
+		mcp.WithReadOnlyHintAnnotation(true),
+	)
+	search := mcp.NewTool("search_pruned",
+		mcp.WithDescription("Search the workspace's text files for a regular expression (RE2 syntax), grep -rn style: "+
+			"one path:line:text row per matching line. With context_focus_question, irrelevant rows are folded."),
+		mcp.WithString("pattern", mcp.Required(), mcp.Description("regular expression (RE2 syntax)")),
+		mcp.WithString("path", mcp.Description("file or directory to search, relative to the root (default: the whole workspace)")),
+		FocusQuestionParam(),
+		mcp.WithReadOnlyHintAnnotation(true),
+	)
+	return []server.ServerTool{
+		{Tool: read, Handler: w.readPruned},
+		{Tool: search, Handler: w.searchPruned},
+	}
+}
+
+// NewMCPServer returns an mcp-go server with the workspace tools and the
+// pruning middleware installed, so that tools added later prune too.
+func NewMCPServer(name, version string, w *Workspace, opts ...server.ServerOption) *server.MCPServer {
+	opts = append([]server.ServerOption{
+		server.WithToolCapabilities(false),
+		server.WithToolHandlerMiddleware(w.folder.MCPMiddleware()),
+	}, opts...)
+	s := server.NewMCPServer(name, version, opts...)
+	s.AddTools(w.Tools()...)
+	return s
+}
+
+// rel turns a tool path argument into a name inside the root.
+func rel(p string) string {
+	p = filepath.ToSlash(strings.TrimSpace(p))
+	p = path.Clean("/" + p)
+	if p == "/" {
+		return "."
+	}
+	return strings.TrimPrefix(p, "/")
+}
+
+func (w *Workspace) readPruned(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	p, err := req.RequireString("path")
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	name := rel(p)
+	data, err := w.readFile(name)
+	if err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %v", err)), nil
+	}
+	res := mcp.NewToolResultText(string(data))
+	w.folder.foldResult(ctx, questionFrom(ctx, req), res, FileName(name),
+		LineNumbers(req.GetBool("line_numbers", w.folder.cfg.lineNumbers)))
+	return res, nil
+}
+
+func (w *Workspace) readFile(name string) ([]byte, error) {
+	f, err := w.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", name)
+	}
+	if st.Size() > w.maxFile {
+		return nil, fmt.Errorf("%s has %d bytes, over the %d byte limit", name, st.Size(), w.maxFile)
+	}
+	return io.ReadAll(io.LimitReader(f, w.maxFile+1))
+}
+
+func (w *Workspace) searchPruned(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	pat, err := req.RequireString("pattern")
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("search_pruned: bad pattern: %v", err)), nil
+	}
+	out, err := w.search(ctx, re, rel(req.GetString("path", "")))
+	if err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("search_pruned: %v", err)), nil
+	}
+	if out == "" {
+		out = "no matches\n"
+	}
+	res := mcp.NewToolResultText(out)
+	w.folder.foldResult(ctx, questionFrom(ctx, req), res, FileName("search.txt"), LineNumbers(false))
+	return res, nil
+}
+
+// search greps the files under start (a file or directory) in lexical
+// order, skipping VCS folders, binary and oversized files.
+func (w *Workspace) search(ctx context.Context, re *regexp.Regexp, start string) (string, error) {
+	var b strings.Builder
+	matches := 0
+	fsys := w.root.FS()
+	err := fs.WalkDir(fsys, start, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".hg", ".svn":
+				if name != start {
+					return fs.SkipDir
+				}
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() > w.maxFile {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil // unreadable files are skipped, as grep -s does
+		}
+		if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+			return nil // binary
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 0, 64<<10), len(data)+1)
+		for n := 1; sc.Scan(); n++ {
+			line := sc.Text()
+			if !re.MatchString(line) {
+				continue
+			}
+			if matches == w.maxMatches {
+				fmt.Fprintf(&b, "[search stopped after %d matching lines; narrow the pattern or the path]\n", matches)
+				return fs.SkipAll
+			}
+			matches++
+			fmt.Fprintf(&b, "%s:%d:%s\n", name, n, strings.TrimSuffix(line, "\r"))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
