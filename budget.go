@@ -57,8 +57,8 @@ const (
 // on return; final is the repaired selection. When not even one line fits
 // with its repair, the best lines that fit on their own are kept unrepaired
 // (budgetUnrepaired): a readable output cannot be had within that budget,
-// and an empty one helps nobody. Lines without a scored character are
-// never chosen on their own.
+// and an empty one helps nobody. Lines without a scored character, or with
+// score 0, are never chosen on their own.
 func selectByBudget(scores []float64, covered, keep []bool, cost []int, limit int, repair repairFunc) (final []bool, outcome budgetOutcome, err error) {
 	model := slices.Clone(keep)
 	defer func() { copy(keep, model) }()
@@ -83,7 +83,9 @@ func selectByBudget(scores []float64, covered, keep []bool, cost []int, limit in
 	}
 	order := make([]int, 0, len(scores))
 	for i := range scores {
-		if covered[i] && !model[i] {
+		// A zero score is no evidence of relevance: such lines only come
+		// in through repair, never to fill a budget.
+		if covered[i] && !model[i] && scores[i] > 0 {
 			order = append(order, i)
 		}
 	}
