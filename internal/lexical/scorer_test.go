@@ -1,0 +1,167 @@
+package lexical_test
+
+import (
+	"encoding/json"
+	"go/build"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/lexical"
+)
+
+func TestScorerScoreLines(t *testing.T) {
+	const text = "package retry\r\n\r\n" +
+		"// Schedule computes the next retry time.\r\n" +
+		"func Schedule(attempt int) time.Duration {\r\n" +
+		"\treturn backoff(attempt)\r\n" +
+		"}\r\n"
+	tests := []struct {
+		name  string
+		query string
+		text  string
+		check func(t *testing.T, scores []float64, doc float64)
+	}{
+		{"empty query", "", text, func(t *testing.T, s []float64, doc float64) {
+			assert.Equal(t, make([]float64, 6), s)
+			assert.Zero(t, doc)
+		}},
+		{"empty text", "retry schedule", "", func(t *testing.T, s []float64, doc float64) {
+			assert.Empty(t, s)
+			assert.Zero(t, doc)
+		}},
+		{"best line scores 1", "how is the retry scheduled? Schedule backoff", text, func(t *testing.T, s []float64, doc float64) {
+			require.Len(t, s, 6)
+			assert.Zero(t, s[1], "blank line")
+			assert.Zero(t, s[5], "closing brace")
+			assert.InDelta(t, 1.0, slicesMax(s), 0)
+			assert.Greater(t, s[2], 0.0)
+			assert.Greater(t, s[3], 0.0)
+			// "scheduled" is not a piece of the text: 3 of 4 pieces found.
+			assert.InDelta(t, 0.75, doc, 1e-12)
+		}},
+		{"nothing matches", "tokenizer vocabulary", text, func(t *testing.T, s []float64, doc float64) {
+			assert.Equal(t, make([]float64, 6), s)
+			assert.Zero(t, doc)
+		}},
+		{"hostile bytes", "nul\x00byte \xff\xfe schedule", "a\x00nul\xffschedule\n\xc3(\x00\n" + strings.Repeat("schedule ", 100000),
+			func(t *testing.T, s []float64, doc float64) {
+				require.Len(t, s, 3)
+				for _, x := range s {
+					assert.False(t, math.IsNaN(x))
+					assert.GreaterOrEqual(t, x, 0.0)
+					assert.LessOrEqual(t, x, 1.0)
+				}
+				assert.Greater(t, s[0], 0.0)
+				assert.Zero(t, s[1])
+				assert.InDelta(t, 1.0, doc, 0)
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sc lexical.Scorer
+			scores, doc := sc.ScoreLines(tt.query, tt.text, chunk.SplitLines(tt.text))
+			tt.check(t, scores, doc)
+		})
+	}
+}
+
+func slicesMax(s []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range s {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+// TestScorerRanksLikeBM25 checks the property budgets rely on: normalising
+// keeps BM25's order, so a top-k on ScoreLines picks the baseline's lines.
+// CRLF terminators do not change anything, since "\r" separates pieces.
+func TestScorerRanksLikeBM25(t *testing.T) {
+	var cases []struct {
+		Query string `json:"query"`
+		Text  string `json:"text"`
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "bm25_cases.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &cases))
+	for _, c := range cases {
+		for _, text := range []string{c.Text, strings.ReplaceAll(c.Text, "\n", "\r\n")} {
+			raw := lexical.BM25(c.Query, pyLines(c.Text))
+			scores, doc := lexical.Scorer{}.ScoreLines(c.Query, text, chunk.SplitLines(text))
+			require.Len(t, scores, len(raw))
+			k := pyBudget(0.2, len(raw))
+			assert.Equal(t, lexical.TopK(raw, k), lexical.TopK(scores, k))
+			best := slicesMax(raw)
+			if best == 0 {
+				// A vague query whose pieces are all absent from the file.
+				assert.Equal(t, raw, scores)
+				assert.Zero(t, doc)
+				continue
+			}
+			for i := range raw {
+				assert.InDelta(t, raw[i]/best, scores[i], 1e-12)
+			}
+			assert.Greater(t, doc, 0.0)
+			assert.LessOrEqual(t, doc, 1.0)
+		}
+	}
+}
+
+func TestScorerBadOffsets(t *testing.T) {
+	text := "retry here\nand retry there\n"
+	lines := []chunk.Line{{Number: 1, Start: 0, End: 10}, {Number: 2, Start: 11, End: 99}, {Number: 3, Start: 5, End: 2}}
+	scores, _ := lexical.Scorer{}.ScoreLines("retry there", text, lines)
+	assert.Equal(t, []float64{1, 0, 0}, scores)
+}
+
+// benchSource gathers about 1 MB of real Go source from GOROOT (sorted file
+// names, so every run reads the same text), or the dev-set texts in
+// testdata when GOROOT's sources are absent.
+func benchSource(b *testing.B) string {
+	var sb strings.Builder
+	for _, pkg := range []string{"net/http", "go/types", "runtime", "fmt"} {
+		files, _ := filepath.Glob(filepath.Join(build.Default.GOROOT, "src", pkg, "*.go"))
+		sort.Strings(files)
+		for _, f := range files {
+			if sb.Len() >= 1<<20 {
+				return sb.String()
+			}
+			data, err := os.ReadFile(f)
+			if err == nil {
+				sb.Write(data)
+			}
+		}
+	}
+	var cases []struct{ Text string }
+	data, err := os.ReadFile(filepath.Join("testdata", "bm25_cases.json"))
+	require.NoError(b, err)
+	require.NoError(b, json.Unmarshal(data, &cases))
+	for sb.Len() < 1<<20 {
+		for _, c := range cases {
+			sb.WriteString(c.Text)
+		}
+	}
+	return sb.String()
+}
+
+func BenchmarkScoreLines1MB(b *testing.B) {
+	text := benchSource(b)
+	lines := chunk.SplitLines(text)
+	const query = "Fix the retry of idle connections when the server closes the keep-alive connection\n" +
+		"The transport now retries requests whose body was not written."
+	var sc lexical.Scorer
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		sc.ScoreLines(query, text, lines)
+	}
+}
