@@ -134,7 +134,18 @@ func (a *Analysis) close(s *state, returns bool) {
 		r := s.queue[len(s.queue)-1]
 		s.queue = s.queue[:len(s.queue)-1]
 		for _, it := range a.rowItems[r] {
-			for j := it; j >= 0 && !s.isDone(j); j = a.items[j].parent {
+			for j := it; j >= 0; j = a.items[j].parent {
+				if s.isDone(j) {
+					// An item closed during a dependency hop has no return
+					// yet; a chosen line inside it still earns one.
+					if !returns {
+						break
+					}
+					if a.items[j].ret >= 0 {
+						s.add(a.items[j].ret, ReasonReturn)
+					}
+					continue
+				}
 				s.markDone(j)
 				for _, sk := range a.items[j].skel {
 					s.add(sk.row, sk.reason)
@@ -147,7 +158,7 @@ func (a *Analysis) close(s *state, returns bool) {
 	}
 }
 
-// run applies every rule to the rows already in s.
+// run applies every rule to the rows queued in s.
 func (a *Analysis) run(ctx context.Context, s *state, cfg config) error {
 	if !a.parsed {
 		return nil
@@ -156,6 +167,12 @@ func (a *Analysis) run(ctx context.Context, s *state, cfg config) error {
 	start := len(s.added)
 	a.close(s, cfg.returns)
 	frontier = append(frontier, s.added[start:]...)
+	return a.hops(ctx, s, frontier, cfg)
+}
+
+// hops follows definition edges from frontier for cfg.maxHops rounds,
+// closing over the structure of every line it adds.
+func (a *Analysis) hops(ctx context.Context, s *state, frontier []int32, cfg config) error {
 	for hop := 1; hop <= cfg.maxHops && len(frontier) > 0; hop++ {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("repair: %w", err)
@@ -172,6 +189,14 @@ func (a *Analysis) run(ctx context.Context, s *state, cfg config) error {
 		frontier = append(frontier[:0], s.added[mark:]...)
 	}
 	return nil
+}
+
+// structureOf returns line and the lines its structure needs, ignoring
+// what is already kept.
+func (a *Analysis) structureOf(line int32, returns bool) []int32 {
+	t := &state{sparse: map[int32]Reason{line: ReasonKept}, sparseDone: map[int32]bool{}, queue: []int32{line}}
+	a.close(t, returns)
+	return append([]int32{line}, t.added...)
 }
 
 // Repair returns keep with the lines syntax needs added back. The caller's
@@ -260,13 +285,19 @@ func (sel *Selection) Cost(ctx context.Context, line int) ([]int, error) {
 	if line < 0 || line >= len(sel.a.lines) {
 		return nil, fmt.Errorf("cost of line %d of %d: %w", line, len(sel.a.lines), ErrLineRange)
 	}
-	if sel.s.keep[line] {
+	if sel.s.keep[line] && sel.s.reason[line] == ReasonKept {
 		return nil, nil
 	}
 	t := &state{base: sel.s, sparse: map[int32]Reason{}, sparseDone: map[int32]bool{}}
-	t.add(int32(line), ReasonKept)
-	if err := sel.a.run(ctx, t, sel.cfg); err != nil {
-		return nil, err
+	if sel.s.keep[line] {
+		if err := sel.promote(ctx, t, int32(line)); err != nil {
+			return nil, err
+		}
+	} else {
+		t.add(int32(line), ReasonKept)
+		if err := sel.a.run(ctx, t, sel.cfg); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]int, 0, len(t.added))
 	for _, r := range t.added {
@@ -282,17 +313,20 @@ func (sel *Selection) Add(ctx context.Context, line int) ([]int, error) {
 	if line < 0 || line >= len(sel.a.lines) {
 		return nil, fmt.Errorf("add line %d of %d: %w", line, len(sel.a.lines), ErrLineRange)
 	}
-	if sel.s.keep[line] {
-		if sel.s.reason[line] != ReasonKept {
-			// An added line chosen by the caller counts as chosen.
-			sel.s.reason[line] = ReasonKept
-		}
+	if sel.s.keep[line] && sel.s.reason[line] == ReasonKept {
 		return nil, nil
 	}
 	mark := len(sel.s.added)
-	sel.s.add(int32(line), ReasonKept)
-	if err := sel.a.run(ctx, sel.s, sel.cfg); err != nil {
-		return nil, err
+	if sel.s.keep[line] {
+		sel.s.reason[line] = ReasonKept
+		if err := sel.promote(ctx, sel.s, int32(line)); err != nil {
+			return nil, err
+		}
+	} else {
+		sel.s.add(int32(line), ReasonKept)
+		if err := sel.a.run(ctx, sel.s, sel.cfg); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]int, 0, len(sel.s.added)-mark)
 	for _, r := range sel.s.added[mark:] {
@@ -300,6 +334,15 @@ func (sel *Selection) Add(ctx context.Context, line int) ([]int, error) {
 	}
 	sort.Ints(out)
 	return out, nil
+}
+
+// promote handles choosing a line that repair had already added: its
+// structure is in place, but as a chosen line it is now also a source of
+// dependency hops, as it would be in Repair.
+func (sel *Selection) promote(ctx context.Context, s *state, line int32) error {
+	s.queue = append(s.queue, line)
+	sel.a.close(s, sel.cfg.returns)
+	return sel.a.hops(ctx, s, sel.a.structureOf(line, sel.cfg.returns), sel.cfg)
 }
 
 // Result returns a copy of the selection as a repaired mask; Added counts

@@ -381,7 +381,7 @@ func TestReasonString(t *testing.T) {
 
 func TestSelectionMatchesRepair(t *testing.T) {
 	ctx := context.Background()
-	for _, file := range cleanFixtures(t)[:6] {
+	for _, file := range cleanFixtures(t) {
 		src, err := os.ReadFile(file)
 		require.NoError(t, err)
 		text := string(src)
@@ -389,26 +389,28 @@ func TestSelectionMatchesRepair(t *testing.T) {
 		a, err := Analyze(ctx, text, lang)
 		require.NoError(t, err)
 		rng := rand.New(rand.NewSource(5))
-		keep := randomMask(rng, a.Lines(), 0.1, true)
-		sel := a.NewSelection()
-		for _, line := range rng.Perm(a.Lines()) {
-			if !keep[line] {
-				continue
+		for _, density := range []float64{0.05, 0.3} {
+			keep := randomMask(rng, a.Lines(), density, true)
+			sel := a.NewSelection()
+			for _, line := range rng.Perm(a.Lines()) {
+				if !keep[line] {
+					continue
+				}
+				cost, err := sel.Cost(ctx, line)
+				require.NoError(t, err)
+				got, err := sel.Add(ctx, line)
+				require.NoError(t, err)
+				assert.Equal(t, cost, got, "%s line %d: Cost must predict Add", file, line)
+				again, err := sel.Add(ctx, line)
+				require.NoError(t, err)
+				assert.Empty(t, again)
 			}
-			cost, err := sel.Cost(ctx, line)
+			want, err := a.Repair(ctx, keep)
 			require.NoError(t, err)
-			got, err := sel.Add(ctx, line)
-			require.NoError(t, err)
-			assert.Equal(t, cost, got, "%s line %d: Cost must predict Add", file, line)
-			again, err := sel.Add(ctx, line)
-			require.NoError(t, err)
-			assert.Empty(t, again)
+			got := sel.Result()
+			assert.Equal(t, want.Keep, got.Keep, file)
+			assert.Equal(t, want.Added, got.Added, file)
 		}
-		want, err := a.Repair(ctx, keep)
-		require.NoError(t, err)
-		got := sel.Result()
-		assert.Equal(t, want.Keep, got.Keep, file)
-		assert.Equal(t, want.Added, got.Added, file)
 	}
 	a, err := Analyze(ctx, pyClass, syntax.Python)
 	require.NoError(t, err)
