@@ -1,0 +1,120 @@
+package agenttool
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// logTool is an eino InvokableTool returning the test log; it records the
+// arguments it receives.
+type logTool struct {
+	name string
+	mu   sync.Mutex
+	args []string
+}
+
+func (l *logTool) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: l.name, Desc: "prints the build log", ParamsOneOf: schema.NewParamsOneOfByParams(
+		map[string]*schema.ParameterInfo{QuestionArg: {Type: schema.String, Desc: "what to look for"}})}, nil
+}
+
+func (l *logTool) InvokableRun(_ context.Context, args string, _ ...tool.Option) (string, error) {
+	l.mu.Lock()
+	l.args = append(l.args, args)
+	l.mu.Unlock()
+	return buildLog(), nil
+}
+
+func TestEinoToolsNode(t *testing.T) {
+	ctx := context.Background()
+	f := newFolder(t, 1, WithMinChars(100), WithTailLines(1))
+	runTests, cat := &logTool{name: "run_tests"}, &logTool{name: "cat"}
+	node, err := compose.NewToolNode(ctx, &compose.ToolsNodeConfig{
+		Tools:               []tool.BaseTool{runTests, cat},
+		ToolCallMiddlewares: []compose.ToolMiddleware{f.EinoMiddleware("run_tests")},
+	})
+	require.NoError(t, err)
+	calls := []schema.ToolCall{
+		{ID: "1", Type: "function", Function: schema.FunctionCall{Name: "run_tests", Arguments: `{"pkg":"./...","context_focus_question":"which step failed?"}`}},
+		{ID: "2", Type: "function", Function: schema.FunctionCall{Name: "run_tests", Arguments: `{"pkg":"./..."}`}},
+		{ID: "3", Type: "function", Function: schema.FunctionCall{Name: "cat", Arguments: `{"context_focus_question":"which step failed?"}`}},
+	}
+	out, err := node.Invoke(ctx, schema.AssistantMessage("", calls))
+	require.NoError(t, err)
+	require.Len(t, out, 3)
+	byID := map[string]string{}
+	for _, m := range out {
+		byID[m.ToolCallID] = m.Content
+	}
+	log := buildLog()
+	lines := strings.Split(log, "\n")
+	assert.Equal(t, "[pruned for \"which step failed?\": kept 2 of 30 lines (6% of the text), folded 28; "+
+		"for the full output call again without context_focus_question]\n"+
+		"… 11 lines folded (1-11) …\n"+lines[11]+"\n… 17 lines folded (13-29) …\n"+lines[29]+"\n", byID["1"])
+	assert.Equal(t, log, byID["2"], "no question: untouched")
+	assert.Equal(t, log, byID["3"], "tool not chosen: untouched")
+
+	assert.ElementsMatch(t, []string{`{"pkg":"./..."}`, `{"pkg":"./..."}`}, runTests.args, "question stripped")
+	assert.Equal(t, []string{`{"context_focus_question":"which step failed?"}`}, cat.args)
+}
+
+func TestEinoStreamable(t *testing.T) {
+	ctx := context.Background()
+	f := newFolder(t, 1, WithMinChars(100), WithTailLines(0))
+	log := buildLog()
+	var got []string
+	next := func(_ context.Context, in *compose.ToolInput) (*compose.StreamToolOutput, error) {
+		got = append(got, in.Arguments)
+		if strings.Contains(in.Arguments, "boom") {
+			return nil, errors.New("boom")
+		}
+		half := len(log) / 2
+		return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{log[:half], log[half:]})}, nil
+	}
+	mw := f.EinoMiddleware().Streamable(next)
+	tests := []struct {
+		name, args, want string
+		chunks           int
+		wantErr          bool
+	}{
+		{"question: one pruned chunk", `{"context_focus_question":"why?"}`, "", 1, false},
+		{"no question: stream untouched", `{}`, log, 2, false},
+		{"not JSON: untouched", `not json`, log, 2, false},
+		{"tool error passes through", `{"boom":1,"context_focus_question":"why?"}`, "", 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := mw(ctx, &compose.ToolInput{Name: "tail", Arguments: tc.args})
+			if tc.wantErr {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			var chunks []string
+			for {
+				s, err := out.Result.Recv()
+				if err != nil {
+					break
+				}
+				chunks = append(chunks, s)
+			}
+			assert.Len(t, chunks, tc.chunks)
+			text := strings.Join(chunks, "")
+			if tc.want != "" {
+				assert.Equal(t, tc.want, text)
+			} else {
+				assert.True(t, strings.HasPrefix(text, "[pruned for \"why?\": kept 2 of 30 lines"), text)
+			}
+		})
+	}
+	assert.Equal(t, []string{`{}`, `{}`, `not json`, `{"boom":1}`}, got)
+}

@@ -1,0 +1,285 @@
+package agenttool
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pySource is a Python file of about 700 characters.
+const pySource = `import time
+
+DEFAULT_RETRIES = 3
+
+
+class Client:
+    """A tiny HTTP client."""
+
+    def __init__(self, base_url, retries=DEFAULT_RETRIES):
+        self.base_url = base_url
+        self.retries = retries
+
+    def get(self, path):
+        for attempt in range(self.retries):
+            try:
+                return self._send("GET", path)
+            except ConnectionError:
+                time.sleep(2 ** attempt)
+        raise RuntimeError("giving up")
+
+    def _send(self, method, path):
+        raise NotImplementedError(method + " " + self.base_url + path)
+
+
+def main():
+    print(Client("http://localhost").get("/health"))
+`
+
+// dummyTool records the arguments it was called with and returns the test
+// log, or an error result.
+type dummyTool struct {
+	mu   sync.Mutex
+	args []map[string]any
+}
+
+func (d *dummyTool) handle(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	d.mu.Lock()
+	d.args = append(d.args, req.GetArguments())
+	d.mu.Unlock()
+	if req.GetBool("fail", false) {
+		return mcp.NewToolResultError(buildLog()), nil
+	}
+	return mcp.NewToolResultText(buildLog()), nil
+}
+
+type harness struct {
+	client *client.Client
+	dummy  *dummyTool
+	root   string
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	root := t.TempDir()
+	write := func(name, content string) {
+		p := filepath.Join(root, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	write("src/retry.py", pySource)
+	write("build.log", buildLog())
+	write("notes.txt", "retry later\nnothing here\n")
+	write(".git/config", "retry = true\n")
+	write("blob.bin", "retry\x00\x01\x02")
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	require.NoError(t, os.WriteFile(outside, []byte("secret retry\n"), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "escape.txt")))
+
+	f := newFolder(t, 1, WithMinChars(100), WithTailLines(2))
+	w, err := NewWorkspace(root, f)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.Close() })
+	s := NewMCPServer("prunekit-test", "0.0.1", w)
+	d := &dummyTool{}
+	s.AddTool(mcp.NewTool("run_tests", mcp.WithBoolean("fail"), FocusQuestionParam()), d.handle)
+
+	c, err := client.NewInProcessClient(s)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := context.Background()
+	require.NoError(t, c.Start(ctx))
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
+	_, err = c.Initialize(ctx, init)
+	require.NoError(t, err)
+	return &harness{client: c, dummy: d, root: root}
+}
+
+func (h *harness) call(t *testing.T, name string, args map[string]any) (*mcp.CallToolResult, string) {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := h.client.CallTool(context.Background(), req)
+	require.NoError(t, err)
+	var texts []string
+	for _, c := range res.Content {
+		tc, ok := mcp.AsTextContent(c)
+		require.True(t, ok, "text content")
+		texts = append(texts, tc.Text)
+	}
+	return res, strings.Join(texts, "")
+}
+
+func TestMCPListTools(t *testing.T) {
+	h := newHarness(t)
+	res, err := h.client.ListTools(context.Background(), mcp.ListToolsRequest{})
+	require.NoError(t, err)
+	byName := map[string]mcp.Tool{}
+	for _, tool := range res.Tools {
+		byName[tool.Name] = tool
+	}
+	for name, required := range map[string][]string{"read_pruned": {"path"}, "search_pruned": {"pattern"}, "run_tests": nil} {
+		tool, ok := byName[name]
+		require.True(t, ok, name)
+		assert.Contains(t, tool.InputSchema.Properties, QuestionArg, name)
+		assert.ElementsMatch(t, required, tool.InputSchema.Required, name)
+	}
+}
+
+func TestMCPReadPruned(t *testing.T) {
+	h := newHarness(t)
+	log := buildLog()
+	tests := []struct {
+		name    string
+		args    map[string]any
+		isError bool
+		check   func(t *testing.T, text string, res *mcp.CallToolResult)
+	}{
+		{name: "no question: whole file", args: map[string]any{"path": "src/retry.py"}, check: func(t *testing.T, text string, res *mcp.CallToolResult) {
+			assert.Equal(t, pySource, text)
+		}},
+		{name: "no question, numbered", args: map[string]any{"path": "notes.txt", "line_numbers": true}, check: func(t *testing.T, text string, _ *mcp.CallToolResult) {
+			assert.Equal(t, "     1\tretry later\n     2\tnothing here\n", text)
+		}},
+		{name: "dot-dot stays in the root", args: map[string]any{"path": "../../notes.txt"}, check: func(t *testing.T, text string, _ *mcp.CallToolResult) {
+			assert.Equal(t, "retry later\nnothing here\n", text)
+		}},
+		{name: "question prunes the log once, keeping errors and tail", args: map[string]any{"path": "build.log", QuestionArg: "why did the build fail?"},
+			check: func(t *testing.T, text string, res *mcp.CallToolResult) {
+				lines := strings.Split(log, "\n")
+				assert.Equal(t, 1, strings.Count(text, "[pruned for"), "pruned once")
+				assert.True(t, strings.HasPrefix(text, "[pruned for \"why did the build fail?\": kept 3 of 30 lines"), text)
+				assert.Contains(t, text, "\n"+lines[11]+"\n")
+				assert.True(t, strings.HasSuffix(text, lines[28]+"\n"+lines[29]+"\n"), text)
+				require.NotNil(t, res.Meta)
+				assert.Contains(t, res.Meta.AdditionalFields, MetaKey)
+			}},
+		{name: "question with numbers on code", args: map[string]any{"path": "src/retry.py", QuestionArg: "how long does it wait between retries?", "line_numbers": true},
+			check: func(t *testing.T, text string, _ *mcp.CallToolResult) {
+				src := strings.Split(pySource, "\n")
+				assert.True(t, strings.HasPrefix(text, "[pruned for"), text)
+				assert.True(t, strings.HasSuffix(text, "    25\t"+src[24]+"\n    26\t"+src[25]+"\n"), "tail with original numbers: %s", text)
+				assert.Contains(t, text, "      \t… 24 lines folded (1-24) …\n")
+			}},
+		{name: "missing file", args: map[string]any{"path": "nope.py"}, isError: true},
+		{name: "directory", args: map[string]any{"path": "src"}, isError: true},
+		{name: "missing path", args: map[string]any{}, isError: true},
+		{name: "symlink out of the root", args: map[string]any{"path": "escape.txt"}, isError: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, text := h.call(t, "read_pruned", tc.args)
+			require.Equal(t, tc.isError, res.IsError, text)
+			if tc.check != nil {
+				tc.check(t, text, res)
+			}
+		})
+	}
+}
+
+func TestMCPSearchPruned(t *testing.T) {
+	h := newHarness(t)
+	tests := []struct {
+		name    string
+		args    map[string]any
+		want    string
+		isError bool
+	}{
+		{name: "whole workspace, VCS and binary files skipped", args: map[string]any{"pattern": `retr(y|ies)\b`},
+			want: "notes.txt:1:retry later\n" +
+				"src/retry.py:9:    def __init__(self, base_url, retries=DEFAULT_RETRIES):\n" +
+				"src/retry.py:11:        self.retries = retries\n" +
+				"src/retry.py:14:        for attempt in range(self.retries):\n"},
+		{name: "one file", args: map[string]any{"pattern": `^import`, "path": "src/retry.py"}, want: "src/retry.py:1:import time\n"},
+		{name: "no match", args: map[string]any{"pattern": `zzz`}, want: "no matches\n"},
+		{name: "bad pattern", args: map[string]any{"pattern": `(`}, isError: true},
+		{name: "missing directory", args: map[string]any{"pattern": `x`, "path": "nope"}, isError: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, text := h.call(t, "search_pruned", tc.args)
+			require.Equal(t, tc.isError, res.IsError, text)
+			if !tc.isError {
+				assert.Equal(t, tc.want, text)
+			}
+		})
+	}
+	t.Run("question prunes the matches", func(t *testing.T) {
+		_, text := h.call(t, "search_pruned", map[string]any{"pattern": `.`, "path": "build.log", QuestionArg: "what failed?"})
+		assert.True(t, strings.HasPrefix(text, "[pruned for \"what failed?\": kept 3 of 30 lines"), text)
+		assert.Contains(t, text, "build.log:12:ERROR cannot open config file\n")
+		assert.True(t, strings.HasSuffix(text, "build.log:29:step d ok: compiled module\nbuild.log:30:make: exit status 2\n"), text)
+	})
+}
+
+func TestMCPMiddlewareOnOtherTools(t *testing.T) {
+	h := newHarness(t)
+	log := buildLog()
+
+	res, text := h.call(t, "run_tests", map[string]any{})
+	assert.Equal(t, log, text, "no question: untouched")
+	if res.Meta != nil {
+		assert.NotContains(t, res.Meta.AdditionalFields, MetaKey)
+	}
+
+	res, text = h.call(t, "run_tests", map[string]any{QuestionArg: "which step failed?"})
+	assert.False(t, res.IsError)
+	assert.True(t, strings.HasPrefix(text, "[pruned for \"which step failed?\": kept 3 of 30 lines"), text)
+	assert.Contains(t, text, "ERROR cannot open config file\n")
+	require.NotNil(t, res.Meta)
+	stats, ok := res.Meta.AdditionalFields[MetaKey].([]any)
+	require.True(t, ok, "%#v", res.Meta.AdditionalFields)
+	require.Len(t, stats, 1)
+	assert.Equal(t, map[string]any{"pruned": true, "lines": float64(30), "kept_lines": float64(3), "forced_lines": float64(2)}, stats[0])
+
+	res, text = h.call(t, "run_tests", map[string]any{"fail": true, QuestionArg: "which step failed?"})
+	assert.True(t, res.IsError)
+	assert.Equal(t, log, text, "error results pass through")
+
+	h.dummy.mu.Lock()
+	defer h.dummy.mu.Unlock()
+	require.Len(t, h.dummy.args, 3)
+	for _, a := range h.dummy.args {
+		assert.NotContains(t, a, QuestionArg, "the tool never sees the question")
+	}
+}
+
+// TestMCPMiddlewareDirect runs the middleware on a bare handler, with a
+// question in the raw JSON arguments as they arrive from the wire.
+func TestMCPMiddlewareDirect(t *testing.T) {
+	f := newFolder(t, 1, WithMinChars(100), WithTailLines(0))
+	var seen mcp.CallToolRequest
+	next := server.ToolHandlerFunc(func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		seen = req
+		return &mcp.CallToolResult{Content: []mcp.Content{
+			mcp.NewTextContent(buildLog()),
+			mcp.NewImageContent("aGk=", "image/png"),
+			mcp.NewTextContent("short"),
+		}}, nil
+	})
+	req := mcp.CallToolRequest{}
+	req.Params.Arguments = map[string]any{"n": 1, QuestionArg: "why?"}
+	req.Params.RawArguments = []byte(`{"n": 12345678901234567890, "context_focus_question": "why?"}`)
+	res, err := f.MCPMiddleware()(next)(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"n": 1}, seen.GetArguments())
+	assert.JSONEq(t, `{"n": 12345678901234567890}`, string(seen.Params.RawArguments))
+	require.Len(t, res.Content, 3)
+	first, _ := mcp.AsTextContent(res.Content[0])
+	assert.True(t, strings.HasPrefix(first.Text, "[pruned for \"why?\": kept 2 of 30 lines"), first.Text)
+	_, isImage := mcp.AsImageContent(res.Content[1])
+	assert.True(t, isImage)
+	last, _ := mcp.AsTextContent(res.Content[2])
+	assert.Equal(t, "short", last.Text)
+}
