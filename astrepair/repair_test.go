@@ -419,3 +419,28 @@ func TestSelectionMatchesRepair(t *testing.T) {
 	_, err = a.NewSelection().Cost(ctx, 100)
 	assert.ErrorIs(t, err, ErrLineRange)
 }
+
+// TestAnalysisConcurrentUse backs the claim that an Analysis is safe for
+// concurrent use (run with -race to check it fully).
+func TestAnalysisConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	a, err := Analyze(ctx, goSrc, syntax.Go)
+	require.NoError(t, err)
+	want, err := a.Repair(ctx, maskOf(a.Lines(), 13))
+	require.NoError(t, err)
+	errs := make(chan error, 8)
+	results := make(chan Result, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			res, err := a.Repair(ctx, maskOf(a.Lines(), 13))
+			_ = a.Render(res.Keep)
+			_, _ = a.Closure(ctx, 12)
+			errs <- err
+			results <- res
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		require.NoError(t, <-errs)
+		assert.Equal(t, want.Keep, (<-results).Keep)
+	}
+}
