@@ -11,10 +11,17 @@ Run with Debian's interpreter (python3-torch + libopenblas0-pthread):
 """
 import argparse
 import json
+import os
+import sys
 import time
 
-import torch
-import torch.nn.functional as F
+# OpenBLAS sizes its thread pool when loaded: pin it to --threads first.
+_threads = sys.argv[sys.argv.index("--threads") + 1] if "--threads" in sys.argv else "2"
+os.environ.setdefault("OPENBLAS_NUM_THREADS", _threads)
+os.environ.setdefault("OMP_NUM_THREADS", _threads)
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 CONFIGS = {  # same table as bench/qwen3/main.go
     "tiny": dict(hidden=16, layers=4, heads=4, kv_heads=2, head_dim=8, inter=48),
@@ -100,8 +107,9 @@ def main():
     ap.add_argument("--tokens", type=int, default=2048)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--attn", default="sdpa", choices=["sdpa", "eager"],
-                    help="sdpa: F.scaled_dot_product_attention(is_causal=True) as HF's default; eager: explicit softmax")
+    ap.add_argument("--attn", default="eager", choices=["sdpa", "eager"],
+                    help="eager: explicit masked softmax (HF's eager path; torch 1.13 has no SDPA); "
+                         "sdpa: F.scaled_dot_product_attention(is_causal=True), torch >= 2.0")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     m = Qwen3(CONFIGS[a.config], torch.Generator().manual_seed(1))
@@ -119,10 +127,15 @@ def main():
 
 
 def blas():
-    cfg = torch.__config__.show()
-    for name in ("openblas", "mkl", "blis"):
-        if name in cfg.lower():
-            return name
+    """Names the BLAS library mapped into this process (Debian's torch uses libblas.so.3)."""
+    try:
+        with open("/proc/self/maps") as f:
+            maps = f.read()
+    except OSError:
+        return "unknown"
+    for name in ("openblas", "mkl", "blis", "libblas"):
+        if name in maps:
+            return "reference" if name == "libblas" else name
     return "unknown"
 
 

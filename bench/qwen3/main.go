@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,7 +58,19 @@ func run() error {
 	torch := flag.Bool("torch", false, "also time PyTorch (bench/torch_qwen3.py) and print Go/PyTorch ratios")
 	python := flag.String("python", "/usr/bin/python3", "python interpreter with torch (Debian python3-torch)")
 	torchArgs := flag.String("torch-args", "", "extra arguments for torch_qwen3.py, e.g. \"--attn eager\"")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Go runs to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	var b backends.Backend
 	var err error

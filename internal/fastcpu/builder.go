@@ -11,63 +11,75 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
-// ErrBuild is wrapped by graph-building errors of the fastgo backend.
+// ErrBuild is wrapped by graph-building and execution errors of the fastgo
+// backend.
 var ErrBuild = errors.New("fastgo")
 
 type nodeKind int
 
 const (
-	kindSeg   nodeKind = iota // an op inside a simplego segment
+	kindSeg   nodeKind = iota // an op run by simplego inside a segment
 	kindParam                 // a parameter of the whole graph
 	kindDot                   // a float32 DotGeneral run by Gemm
+	kindAttn                  // a fused masked-softmax attention (see attention.go)
 )
 
-// node is the backends.Op handed to GoMLX.
+type buildFn func(sb backends.Builder, in []backends.Op) (backends.Op, error)
+
+// node is the backends.Op handed to GoMLX. Nodes are recorded while the graph
+// is built and lowered at Compile: fusions first, then segmentation.
 type node struct {
 	id      int
 	kind    nodeKind
+	name    string // op name
 	shape   shapes.Shape
 	builder *Builder
-
-	seg *segment    // kindSeg: owning segment
-	op  backends.Op // kindSeg: the op in seg's simplego builder
+	inputs  []*node
+	args    []any   // non-op arguments of the op (kindSeg)
+	build   buildFn // kindSeg: adds the op to a simplego builder
+	shadow  backends.Op
+	uses    int // number of nodes reading this one
 
 	param int      // kindParam: parameter index
 	dot   *dotPlan // kindDot
-	lhs   *node    // kindDot
-	rhs   *node    // kindDot
+	attn  *attnPlan
+
+	// Set by Compile for kindSeg nodes.
+	seg *segment
+	op  backends.Op
 }
 
-// segment is a run of non-DotGeneral ops, built in one simplego builder.
+// segment is a run of ops built and run by one simplego executable.
 type segment struct {
 	sb       backends.Builder
-	imports  []*node                 // external values, in parameter order
-	importOp map[*node]backends.Op   // external node -> parameter op
-	paramOf  map[backends.Op]*node   // parameter op -> external node
-	exports  []*node                 // values read after the segment, in output order
+	imports  []*node               // external values, in parameter order
+	importOp map[*node]backends.Op // external node -> parameter op
+	paramOf  map[backends.Op]*node // parameter op -> external node
+	exports  []*node               // values read after the segment, in output order
 	exported map[*node]bool
 	exe      backends.Executable
 }
 
-// step is one stage of execution: a segment or a product.
+// step is one stage of execution: a segment or a native op.
 type step struct {
-	seg *segment
-	dot *node
+	seg    *segment
+	native *node
 }
 
 // Builder builds a fastgo computation. It implements backends.Builder; ops
 // other than float32 DotGeneral are forwarded to simplego (see gen_ops.go).
+// Every op is also added to a "shadow" simplego builder at once, which
+// validates it and gives its shape.
 type Builder struct {
 	notimplemented.Builder
 
-	name     string
-	backend  *Backend
-	nodes    []*node
-	params   []*node
+	name       string
+	backend    *Backend
+	shadow     backends.Builder
+	nodes      []*node
+	params     []*node
 	paramNames []string
-	steps    []step
-	cur      *segment
-	compiled bool
+	compiled   bool
 }
 
 var _ backends.Builder = (*Builder)(nil)
@@ -95,28 +107,248 @@ func (b *Builder) node(what string, op backends.Op) (*node, error) {
 	return n, nil
 }
 
-func (b *Builder) newNode(kind nodeKind, shape shapes.Shape) *node {
-	n := &node{id: len(b.nodes), kind: kind, shape: shape, builder: b}
+func (b *Builder) shadowBuilder() backends.Builder {
+	if b.shadow == nil {
+		b.shadow = b.backend.Backend.Builder(b.name + "#shadow")
+	}
+	return b.shadow
+}
+
+func (b *Builder) newNode(kind nodeKind, name string, shape shapes.Shape, inputs []*node) *node {
+	n := &node{id: len(b.nodes), kind: kind, name: name, shape: shape, builder: b, inputs: inputs}
+	for _, in := range inputs {
+		in.uses++
+	}
 	b.nodes = append(b.nodes, n)
 	return n
 }
 
-// segment returns the open segment, starting one if a product closed the last.
-func (b *Builder) segment() *segment {
-	if b.cur == nil {
-		b.cur = &segment{
-			sb:       b.backend.Backend.Builder(fmt.Sprintf("%s#%d", b.name, len(b.steps))),
-			importOp: map[*node]backends.Op{},
-			paramOf:  map[backends.Op]*node{},
-			exported: map[*node]bool{},
-		}
-		b.steps = append(b.steps, step{seg: b.cur})
+func (b *Builder) nodes2(what string, ins []backends.Op) ([]*node, error) {
+	if b.compiled {
+		return nil, fmt.Errorf("%w: %s: builder %q already compiled", ErrBuild, what, b.name)
 	}
-	return b.cur
+	nodes := make([]*node, len(ins))
+	for i, op := range ins {
+		n, err := b.node(what, op)
+		if err != nil {
+			return nil, err
+		}
+		nodes[i] = n
+	}
+	return nodes, nil
 }
 
-// export marks n as read after its segment (by a later segment, a product or
-// the graph outputs).
+// joinOps concatenates op lists (used by the generated forwarders).
+func joinOps(lists ...[]backends.Op) []backends.Op {
+	return slices.Concat(lists...)
+}
+
+// forward records an op that simplego runs: build adds it to a simplego
+// builder given the builder-local versions of ins.
+func (b *Builder) forward(what string, ins []backends.Op, args []any, build buildFn) (backends.Op, error) {
+	nodes, err := b.nodes2(what, ins)
+	if err != nil {
+		return nil, err
+	}
+	shadowIns := make([]backends.Op, len(nodes))
+	for i, n := range nodes {
+		shadowIns[i] = n.shadow
+	}
+	op, err := build(b.shadowBuilder(), shadowIns)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBuild, what, err)
+	}
+	for i, in := range shadowIns {
+		if op == in { // a no-op returned its operand
+			return nodes[i], nil
+		}
+	}
+	shape, err := b.shadow.OpShape(op)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBuild, what, err)
+	}
+	n := b.newNode(kindSeg, what, shape, nodes)
+	n.args, n.build, n.shadow = args, build, op
+	return n, nil
+}
+
+// Parameter implements backends.Builder.
+func (b *Builder) Parameter(name string, shape shapes.Shape, sharding *backends.ShardingSpec) (backends.Op, error) {
+	if b.compiled {
+		return nil, fmt.Errorf("%w: Parameter: builder %q already compiled", ErrBuild, b.name)
+	}
+	if sharding != nil {
+		return nil, fmt.Errorf("%w: Parameter %q: sharding is not supported", ErrBuild, name)
+	}
+	op, err := b.shadowBuilder().Parameter(name, shape, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Parameter %q: %w", ErrBuild, name, err)
+	}
+	n := b.newNode(kindParam, "Parameter", shape, nil)
+	n.param, n.shadow = len(b.params), op
+	b.params = append(b.params, n)
+	b.paramNames = append(b.paramNames, name)
+	return n, nil
+}
+
+// Constant implements backends.Builder. The values are kept (args[0]) so
+// fusions can read scalar constants.
+func (b *Builder) Constant(flat any, dims ...int) (backends.Op, error) {
+	return b.forward("Constant", nil, []any{flat, dims}, func(sb backends.Builder, _ []backends.Op) (backends.Op, error) {
+		return sb.Constant(flat, dims...)
+	})
+}
+
+// DotGeneral implements backends.Builder: float32 products run on Gemm,
+// other dtypes are forwarded to simplego.
+func (b *Builder) DotGeneral(lhsOp backends.Op, lhsContractingAxes, lhsBatchAxes []int,
+	rhsOp backends.Op, rhsContractingAxes, rhsBatchAxes []int) (backends.Op, error) {
+	nodes, err := b.nodes2("DotGeneral", []backends.Op{lhsOp, rhsOp})
+	if err != nil {
+		return nil, err
+	}
+	lhs, rhs := nodes[0], nodes[1]
+	lc, lb := slices.Clone(lhsContractingAxes), slices.Clone(lhsBatchAxes)
+	rc, rb := slices.Clone(rhsContractingAxes), slices.Clone(rhsBatchAxes)
+	build := func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+		return sb.DotGeneral(in[0], slices.Clone(lc), slices.Clone(lb), in[1], slices.Clone(rc), slices.Clone(rb))
+	}
+	if lhs.shape.DType != dtypes.Float32 || rhs.shape.DType != dtypes.Float32 {
+		return b.forward("DotGeneral", []backends.Op{lhsOp, rhsOp}, nil, build)
+	}
+	plan, shape, err := planDot(lhs.shape, lc, lb, rhs.shape, rc, rb)
+	if err != nil {
+		return nil, fmt.Errorf("%w: DotGeneral: %w", ErrBuild, err)
+	}
+	op, err := build(b.shadowBuilder(), []backends.Op{lhs.shadow, rhs.shadow})
+	if err != nil {
+		return nil, fmt.Errorf("%w: DotGeneral: %w", ErrBuild, err)
+	}
+	n := b.newNode(kindDot, "DotGeneral", shape, nodes)
+	n.dot, n.shadow = plan, op
+	return n, nil
+}
+
+// Compile implements backends.Builder: it fuses attention patterns, drops
+// unused nodes and cuts the graph into simplego segments and native steps.
+func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingSpec) (backends.Executable, error) {
+	if b.compiled {
+		return nil, fmt.Errorf("%w: builder %q already compiled", ErrBuild, b.name)
+	}
+	if len(shardings) != 0 {
+		return nil, fmt.Errorf("%w: sharding is not supported", ErrBuild)
+	}
+	outs := make([]*node, len(outputs))
+	seen := map[*node]bool{}
+	for i, op := range outputs {
+		n, err := b.node("Compile", op)
+		if err != nil {
+			return nil, err
+		}
+		if n.kind == kindParam || seen[n] {
+			// Outputs get buffers of their own: copy parameters and repeats.
+			idOp, err := b.Identity(n)
+			if err != nil {
+				return nil, err
+			}
+			n = idOp.(*node)
+		}
+		seen[n] = true
+		outs[i] = n
+	}
+	b.compiled = true
+	if b.shadow != nil {
+		if f, ok := b.shadow.(interface{ Finalize() }); ok {
+			defer f.Finalize()
+		}
+	}
+	for _, n := range outs {
+		n.uses++ // outputs are read by the caller
+	}
+	fuseAttention(b.nodes)
+
+	// Live nodes: those the outputs depend on.
+	live := make([]bool, len(b.nodes))
+	stack := slices.Clone(outs)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if live[n.id] {
+			continue
+		}
+		live[n.id] = true
+		stack = append(stack, n.inputs...)
+	}
+
+	var steps []step
+	var cur *segment
+	for _, n := range b.nodes {
+		if !live[n.id] {
+			continue
+		}
+		switch n.kind {
+		case kindParam:
+			continue
+		case kindDot, kindAttn:
+			for _, in := range n.inputs {
+				export(in)
+			}
+			steps = append(steps, step{native: n})
+			cur = nil
+			continue
+		}
+		if cur == nil {
+			cur = &segment{
+				sb:       b.backend.Backend.Builder(fmt.Sprintf("%s#%d", b.name, len(steps))),
+				importOp: map[*node]backends.Op{},
+				paramOf:  map[backends.Op]*node{},
+				exported: map[*node]bool{},
+			}
+			steps = append(steps, step{seg: cur})
+		}
+		local := make([]backends.Op, len(n.inputs))
+		for i, in := range n.inputs {
+			op, err := cur.local(in)
+			if err != nil {
+				return nil, err
+			}
+			local[i] = op
+		}
+		op, err := n.build(cur.sb, local)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrBuild, n.name, err)
+		}
+		n.seg, n.op = cur, op
+	}
+	for _, n := range outs {
+		export(n)
+	}
+	var kept []step
+	for _, st := range steps {
+		if st.seg == nil {
+			kept = append(kept, st)
+			continue
+		}
+		s := st.seg
+		if len(s.exports) == 0 {
+			continue // nothing computed here is used
+		}
+		ops := make([]backends.Op, len(s.exports))
+		for i, n := range s.exports {
+			ops[i] = n.op
+		}
+		exe, err := s.sb.Compile(ops, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: compile segment %q: %w", ErrBuild, s.sb.Name(), err)
+		}
+		s.exe = exe
+		kept = append(kept, st)
+	}
+	return newExecutable(b, kept, outs), nil
+}
+
+// export marks n as read after its segment (by a later segment, a native
+// step or the graph outputs).
 func export(n *node) {
 	if n.kind != kindSeg || n.seg.exported[n] {
 		return
@@ -143,162 +375,4 @@ func (s *segment) local(n *node) (backends.Op, error) {
 	s.imports = append(s.imports, n)
 	export(n)
 	return op, nil
-}
-
-// joinOps concatenates op lists (used by the generated forwarders).
-func joinOps(lists ...[]backends.Op) []backends.Op {
-	return slices.Concat(lists...)
-}
-
-// forward adds an op to the open segment by calling build on its simplego
-// builder with the segment-local versions of ins.
-func (b *Builder) forward(what string, ins []backends.Op, build func(backends.Builder, []backends.Op) (backends.Op, error)) (backends.Op, error) {
-	if b.compiled {
-		return nil, fmt.Errorf("%w: %s: builder %q already compiled", ErrBuild, what, b.name)
-	}
-	nodes := make([]*node, len(ins))
-	for i, op := range ins {
-		n, err := b.node(what, op)
-		if err != nil {
-			return nil, err
-		}
-		nodes[i] = n
-	}
-	s := b.segment()
-	local := make([]backends.Op, len(nodes))
-	for i, n := range nodes {
-		op, err := s.local(n)
-		if err != nil {
-			return nil, err
-		}
-		local[i] = op
-	}
-	op, err := build(s.sb, local)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBuild, what, err)
-	}
-	if src, ok := s.paramOf[op]; ok { // a no-op returned its (imported) operand
-		return src, nil
-	}
-	for i, l := range local {
-		if op == l {
-			return nodes[i], nil
-		}
-	}
-	shape, err := s.sb.OpShape(op)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBuild, what, err)
-	}
-	n := b.newNode(kindSeg, shape)
-	n.seg, n.op = s, op
-	return n, nil
-}
-
-// Parameter implements backends.Builder.
-func (b *Builder) Parameter(name string, shape shapes.Shape, sharding *backends.ShardingSpec) (backends.Op, error) {
-	if b.compiled {
-		return nil, fmt.Errorf("%w: Parameter: builder %q already compiled", ErrBuild, b.name)
-	}
-	if sharding != nil {
-		return nil, fmt.Errorf("%w: Parameter %q: sharding is not supported", ErrBuild, name)
-	}
-	n := b.newNode(kindParam, shape)
-	n.param = len(b.params)
-	b.params = append(b.params, n)
-	b.paramNames = append(b.paramNames, name)
-	return n, nil
-}
-
-// Constant implements backends.Builder.
-func (b *Builder) Constant(flat any, dims ...int) (backends.Op, error) {
-	return b.forward("Constant", nil, func(sb backends.Builder, _ []backends.Op) (backends.Op, error) {
-		return sb.Constant(flat, dims...)
-	})
-}
-
-// DotGeneral implements backends.Builder: float32 products run on Gemm,
-// other dtypes are forwarded to simplego.
-func (b *Builder) DotGeneral(lhsOp backends.Op, lhsContractingAxes, lhsBatchAxes []int,
-	rhsOp backends.Op, rhsContractingAxes, rhsBatchAxes []int) (backends.Op, error) {
-	lhs, err := b.node("DotGeneral", lhsOp)
-	if err != nil {
-		return nil, err
-	}
-	rhs, err := b.node("DotGeneral", rhsOp)
-	if err != nil {
-		return nil, err
-	}
-	if lhs.shape.DType != dtypes.Float32 || rhs.shape.DType != dtypes.Float32 {
-		return b.forward("DotGeneral", []backends.Op{lhsOp, rhsOp}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
-			return sb.DotGeneral(in[0], lhsContractingAxes, lhsBatchAxes, in[1], rhsContractingAxes, rhsBatchAxes)
-		})
-	}
-	if b.compiled {
-		return nil, fmt.Errorf("%w: DotGeneral: builder %q already compiled", ErrBuild, b.name)
-	}
-	plan, shape, err := planDot(lhs.shape, lhsContractingAxes, lhsBatchAxes, rhs.shape, rhsContractingAxes, rhsBatchAxes)
-	if err != nil {
-		return nil, fmt.Errorf("%w: DotGeneral: %w", ErrBuild, err)
-	}
-	n := b.newNode(kindDot, shape)
-	n.dot, n.lhs, n.rhs = plan, lhs, rhs
-	export(lhs)
-	export(rhs)
-	b.cur = nil // later ops go to a new segment
-	b.steps = append(b.steps, step{dot: n})
-	return n, nil
-}
-
-// Compile implements backends.Builder.
-func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingSpec) (backends.Executable, error) {
-	if b.compiled {
-		return nil, fmt.Errorf("%w: builder %q already compiled", ErrBuild, b.name)
-	}
-	if len(shardings) != 0 {
-		return nil, fmt.Errorf("%w: sharding is not supported", ErrBuild)
-	}
-	outs := make([]*node, len(outputs))
-	seen := map[*node]bool{}
-	for i, op := range outputs {
-		n, err := b.node("Compile", op)
-		if err != nil {
-			return nil, err
-		}
-		if n.kind == kindParam || seen[n] {
-			// Outputs get buffers of their own: copy parameters and repeats.
-			idOp, err := b.Identity(n)
-			if err != nil {
-				return nil, err
-			}
-			n = idOp.(*node)
-		}
-		seen[n] = true
-		outs[i] = n
-	}
-	for _, n := range outs {
-		export(n)
-	}
-	b.compiled = true
-	var steps []step
-	for _, st := range b.steps {
-		if st.seg == nil {
-			steps = append(steps, st)
-			continue
-		}
-		s := st.seg
-		if len(s.exports) == 0 {
-			continue // nothing computed here is used
-		}
-		ops := make([]backends.Op, len(s.exports))
-		for i, n := range s.exports {
-			ops[i] = n.op
-		}
-		exe, err := s.sb.Compile(ops, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%w: compile segment %q: %w", ErrBuild, s.sb.Name(), err)
-		}
-		s.exe = exe
-		steps = append(steps, st)
-	}
-	return newExecutable(b, steps, outs), nil
 }

@@ -33,8 +33,9 @@ func newExecutable(b *Builder, steps []step, outputs []*node) *Executable {
 				e.uses[n.id]++
 			}
 		} else {
-			e.uses[st.dot.lhs.id]++
-			e.uses[st.dot.rhs.id]++
+			for _, in := range st.native.inputs {
+				e.uses[in.id]++
+			}
 		}
 	}
 	for _, n := range outputs {
@@ -116,10 +117,13 @@ func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends
 	}
 	for _, st := range e.steps {
 		var err error
-		if st.seg != nil {
+		switch {
+		case st.seg != nil:
 			err = r.segment(st.seg)
-		} else {
-			err = r.dot(st.dot)
+		case st.native.kind == kindDot:
+			err = r.dot(st.native)
+		default:
+			err = r.attention(st.native)
 		}
 		if err != nil {
 			r.cleanup()
@@ -180,11 +184,12 @@ func (r *run) float32s(n *node) ([]float32, error) {
 
 func (r *run) dot(n *node) error {
 	p := n.dot
-	lhs, err := r.float32s(n.lhs)
+	lhsN, rhsN := n.inputs[0], n.inputs[1]
+	lhs, err := r.float32s(lhsN)
 	if err != nil {
 		return err
 	}
-	rhs, err := r.float32s(n.rhs)
+	rhs, err := r.float32s(rhsN)
 	if err != nil {
 		return err
 	}
@@ -215,8 +220,9 @@ func (r *run) dot(n *node) error {
 	for _, buf := range bufs {
 		r.e.scratch.Put(buf)
 	}
-	r.release(n.lhs)
-	r.release(n.rhs)
+	for _, in := range n.inputs {
+		r.release(in)
+	}
 	r.vals[n.id] = out
 	r.owned[n.id] = true
 	return nil

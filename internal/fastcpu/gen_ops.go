@@ -15,7 +15,7 @@ var (
 
 // Abs implements backends.Builder by forwarding to simplego.
 func (b *Builder) Abs(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Abs", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Abs", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Abs(in[0])
 	})
@@ -23,7 +23,7 @@ func (b *Builder) Abs(p0 backends.Op) (backends.Op, error) {
 
 // Add implements backends.Builder by forwarding to simplego.
 func (b *Builder) Add(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Add", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Add", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Add(in[0], in[0+1])
 	})
@@ -31,7 +31,7 @@ func (b *Builder) Add(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 
 // ArgMinMax implements backends.Builder by forwarding to simplego.
 func (b *Builder) ArgMinMax(p0 backends.Op, p1 int, p2 dtypes.DType, p3 bool) (backends.Op, error) {
-	return b.forward("ArgMinMax", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ArgMinMax", joinOps([]backends.Op{p0}), []any{p1, p2, p3}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ArgMinMax(in[0], p1, p2, p3)
 	})
@@ -39,7 +39,7 @@ func (b *Builder) ArgMinMax(p0 backends.Op, p1 int, p2 dtypes.DType, p3 bool) (b
 
 // BatchNormForInference implements backends.Builder by forwarding to simplego.
 func (b *Builder) BatchNormForInference(p0 backends.Op, p1 backends.Op, p2 backends.Op, p3 backends.Op, p4 backends.Op, p5 float32, p6 int) (backends.Op, error) {
-	return b.forward("BatchNormForInference", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}, []backends.Op{p3}, []backends.Op{p4}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("BatchNormForInference", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}, []backends.Op{p3}, []backends.Op{p4}), []any{p5, p6}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.BatchNormForInference(in[0], in[0+1], in[0+1+1], in[0+1+1+1], in[0+1+1+1+1], p5, p6)
 	})
@@ -47,7 +47,7 @@ func (b *Builder) BatchNormForInference(p0 backends.Op, p1 backends.Op, p2 backe
 
 // BitCount implements backends.Builder by forwarding to simplego.
 func (b *Builder) BitCount(p0 backends.Op) (backends.Op, error) {
-	return b.forward("BitCount", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("BitCount", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.BitCount(in[0])
 	})
@@ -55,7 +55,7 @@ func (b *Builder) BitCount(p0 backends.Op) (backends.Op, error) {
 
 // Bitcast implements backends.Builder by forwarding to simplego.
 func (b *Builder) Bitcast(p0 backends.Op, p1 dtypes.DType) (backends.Op, error) {
-	return b.forward("Bitcast", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Bitcast", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Bitcast(in[0], p1)
 	})
@@ -63,7 +63,7 @@ func (b *Builder) Bitcast(p0 backends.Op, p1 dtypes.DType) (backends.Op, error) 
 
 // BitwiseAnd implements backends.Builder by forwarding to simplego.
 func (b *Builder) BitwiseAnd(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("BitwiseAnd", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("BitwiseAnd", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.BitwiseAnd(in[0], in[0+1])
 	})
@@ -71,7 +71,7 @@ func (b *Builder) BitwiseAnd(p0 backends.Op, p1 backends.Op) (backends.Op, error
 
 // BitwiseNot implements backends.Builder by forwarding to simplego.
 func (b *Builder) BitwiseNot(p0 backends.Op) (backends.Op, error) {
-	return b.forward("BitwiseNot", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("BitwiseNot", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.BitwiseNot(in[0])
 	})
@@ -79,7 +79,7 @@ func (b *Builder) BitwiseNot(p0 backends.Op) (backends.Op, error) {
 
 // BitwiseOr implements backends.Builder by forwarding to simplego.
 func (b *Builder) BitwiseOr(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("BitwiseOr", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("BitwiseOr", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.BitwiseOr(in[0], in[0+1])
 	})
@@ -87,7 +87,7 @@ func (b *Builder) BitwiseOr(p0 backends.Op, p1 backends.Op) (backends.Op, error)
 
 // BitwiseXor implements backends.Builder by forwarding to simplego.
 func (b *Builder) BitwiseXor(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("BitwiseXor", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("BitwiseXor", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.BitwiseXor(in[0], in[0+1])
 	})
@@ -95,7 +95,7 @@ func (b *Builder) BitwiseXor(p0 backends.Op, p1 backends.Op) (backends.Op, error
 
 // BroadcastInDim implements backends.Builder by forwarding to simplego.
 func (b *Builder) BroadcastInDim(p0 backends.Op, p1 shapes.Shape, p2 []int) (backends.Op, error) {
-	return b.forward("BroadcastInDim", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("BroadcastInDim", joinOps([]backends.Op{p0}), []any{p1, p2}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.BroadcastInDim(in[0], p1, p2)
 	})
@@ -103,7 +103,7 @@ func (b *Builder) BroadcastInDim(p0 backends.Op, p1 shapes.Shape, p2 []int) (bac
 
 // Ceil implements backends.Builder by forwarding to simplego.
 func (b *Builder) Ceil(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Ceil", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Ceil", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Ceil(in[0])
 	})
@@ -111,7 +111,7 @@ func (b *Builder) Ceil(p0 backends.Op) (backends.Op, error) {
 
 // Clamp implements backends.Builder by forwarding to simplego.
 func (b *Builder) Clamp(p0 backends.Op, p1 backends.Op, p2 backends.Op) (backends.Op, error) {
-	return b.forward("Clamp", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Clamp", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Clamp(in[0], in[0+1], in[0+1+1])
 	})
@@ -119,7 +119,7 @@ func (b *Builder) Clamp(p0 backends.Op, p1 backends.Op, p2 backends.Op) (backend
 
 // Clz implements backends.Builder by forwarding to simplego.
 func (b *Builder) Clz(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Clz", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Clz", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Clz(in[0])
 	})
@@ -127,7 +127,7 @@ func (b *Builder) Clz(p0 backends.Op) (backends.Op, error) {
 
 // Complex implements backends.Builder by forwarding to simplego.
 func (b *Builder) Complex(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Complex", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Complex", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Complex(in[0], in[0+1])
 	})
@@ -136,7 +136,7 @@ func (b *Builder) Complex(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 // Concatenate implements backends.Builder by forwarding to simplego.
 func (b *Builder) Concatenate(p0 int, p1 ...backends.Op) (backends.Op, error) {
 	np1 := len(p1)
-	return b.forward("Concatenate", joinOps(p1), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Concatenate", joinOps(p1), []any{p0}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Concatenate(p0, in[0:0+np1]...)
 	})
@@ -144,7 +144,7 @@ func (b *Builder) Concatenate(p0 int, p1 ...backends.Op) (backends.Op, error) {
 
 // Conj implements backends.Builder by forwarding to simplego.
 func (b *Builder) Conj(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Conj", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Conj", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Conj(in[0])
 	})
@@ -152,7 +152,7 @@ func (b *Builder) Conj(p0 backends.Op) (backends.Op, error) {
 
 // ConvGeneral implements backends.Builder by forwarding to simplego.
 func (b *Builder) ConvGeneral(p0 backends.Op, p1 backends.Op, p2 backends.ConvolveAxesConfig, p3 []int, p4 [][2]int, p5 []int, p6 []int, p7 int, p8 int) (backends.Op, error) {
-	return b.forward("ConvGeneral", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ConvGeneral", joinOps([]backends.Op{p0}, []backends.Op{p1}), []any{p2, p3, p4, p5, p6, p7, p8}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ConvGeneral(in[0], in[0+1], p2, p3, p4, p5, p6, p7, p8)
 	})
@@ -160,7 +160,7 @@ func (b *Builder) ConvGeneral(p0 backends.Op, p1 backends.Op, p2 backends.Convol
 
 // ConvertDType implements backends.Builder by forwarding to simplego.
 func (b *Builder) ConvertDType(p0 backends.Op, p1 dtypes.DType) (backends.Op, error) {
-	return b.forward("ConvertDType", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ConvertDType", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ConvertDType(in[0], p1)
 	})
@@ -168,7 +168,7 @@ func (b *Builder) ConvertDType(p0 backends.Op, p1 dtypes.DType) (backends.Op, er
 
 // Cos implements backends.Builder by forwarding to simplego.
 func (b *Builder) Cos(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Cos", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Cos", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Cos(in[0])
 	})
@@ -176,7 +176,7 @@ func (b *Builder) Cos(p0 backends.Op) (backends.Op, error) {
 
 // Div implements backends.Builder by forwarding to simplego.
 func (b *Builder) Div(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Div", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Div", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Div(in[0], in[0+1])
 	})
@@ -184,7 +184,7 @@ func (b *Builder) Div(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 
 // Dot implements backends.Builder by forwarding to simplego.
 func (b *Builder) Dot(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Dot", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Dot", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Dot(in[0], in[0+1])
 	})
@@ -193,7 +193,7 @@ func (b *Builder) Dot(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 // DynamicSlice implements backends.Builder by forwarding to simplego.
 func (b *Builder) DynamicSlice(p0 backends.Op, p1 []backends.Op, p2 []int) (backends.Op, error) {
 	np1 := len(p1)
-	return b.forward("DynamicSlice", joinOps([]backends.Op{p0}, p1), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("DynamicSlice", joinOps([]backends.Op{p0}, p1), []any{p2}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.DynamicSlice(in[0], in[0+1:0+1+np1], p2)
 	})
@@ -202,7 +202,7 @@ func (b *Builder) DynamicSlice(p0 backends.Op, p1 []backends.Op, p2 []int) (back
 // DynamicUpdateSlice implements backends.Builder by forwarding to simplego.
 func (b *Builder) DynamicUpdateSlice(p0 backends.Op, p1 backends.Op, p2 []backends.Op) (backends.Op, error) {
 	np2 := len(p2)
-	return b.forward("DynamicUpdateSlice", joinOps([]backends.Op{p0}, []backends.Op{p1}, p2), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("DynamicUpdateSlice", joinOps([]backends.Op{p0}, []backends.Op{p1}, p2), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.DynamicUpdateSlice(in[0], in[0+1], in[0+1+1:0+1+1+np2])
 	})
@@ -210,7 +210,7 @@ func (b *Builder) DynamicUpdateSlice(p0 backends.Op, p1 backends.Op, p2 []backen
 
 // Equal implements backends.Builder by forwarding to simplego.
 func (b *Builder) Equal(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Equal", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Equal", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Equal(in[0], in[0+1])
 	})
@@ -218,7 +218,7 @@ func (b *Builder) Equal(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 
 // EqualTotalOrder implements backends.Builder by forwarding to simplego.
 func (b *Builder) EqualTotalOrder(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("EqualTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("EqualTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.EqualTotalOrder(in[0], in[0+1])
 	})
@@ -226,7 +226,7 @@ func (b *Builder) EqualTotalOrder(p0 backends.Op, p1 backends.Op) (backends.Op, 
 
 // Erf implements backends.Builder by forwarding to simplego.
 func (b *Builder) Erf(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Erf", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Erf", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Erf(in[0])
 	})
@@ -234,7 +234,7 @@ func (b *Builder) Erf(p0 backends.Op) (backends.Op, error) {
 
 // Exp implements backends.Builder by forwarding to simplego.
 func (b *Builder) Exp(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Exp", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Exp", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Exp(in[0])
 	})
@@ -242,7 +242,7 @@ func (b *Builder) Exp(p0 backends.Op) (backends.Op, error) {
 
 // Expm1 implements backends.Builder by forwarding to simplego.
 func (b *Builder) Expm1(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Expm1", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Expm1", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Expm1(in[0])
 	})
@@ -250,7 +250,7 @@ func (b *Builder) Expm1(p0 backends.Op) (backends.Op, error) {
 
 // FFT implements backends.Builder by forwarding to simplego.
 func (b *Builder) FFT(p0 backends.Op, p1 backends.FFTType, p2 []int) (backends.Op, error) {
-	return b.forward("FFT", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("FFT", joinOps([]backends.Op{p0}), []any{p1, p2}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.FFT(in[0], p1, p2)
 	})
@@ -258,7 +258,7 @@ func (b *Builder) FFT(p0 backends.Op, p1 backends.FFTType, p2 []int) (backends.O
 
 // Floor implements backends.Builder by forwarding to simplego.
 func (b *Builder) Floor(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Floor", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Floor", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Floor(in[0])
 	})
@@ -266,7 +266,7 @@ func (b *Builder) Floor(p0 backends.Op) (backends.Op, error) {
 
 // Gather implements backends.Builder by forwarding to simplego.
 func (b *Builder) Gather(p0 backends.Op, p1 backends.Op, p2 int, p3 []int, p4 []int, p5 []int, p6 []int, p7 bool) (backends.Op, error) {
-	return b.forward("Gather", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Gather", joinOps([]backends.Op{p0}, []backends.Op{p1}), []any{p2, p3, p4, p5, p6, p7}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Gather(in[0], in[0+1], p2, p3, p4, p5, p6, p7)
 	})
@@ -274,7 +274,7 @@ func (b *Builder) Gather(p0 backends.Op, p1 backends.Op, p2 int, p3 []int, p4 []
 
 // GreaterOrEqual implements backends.Builder by forwarding to simplego.
 func (b *Builder) GreaterOrEqual(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("GreaterOrEqual", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("GreaterOrEqual", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.GreaterOrEqual(in[0], in[0+1])
 	})
@@ -282,7 +282,7 @@ func (b *Builder) GreaterOrEqual(p0 backends.Op, p1 backends.Op) (backends.Op, e
 
 // GreaterOrEqualTotalOrder implements backends.Builder by forwarding to simplego.
 func (b *Builder) GreaterOrEqualTotalOrder(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("GreaterOrEqualTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("GreaterOrEqualTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.GreaterOrEqualTotalOrder(in[0], in[0+1])
 	})
@@ -290,7 +290,7 @@ func (b *Builder) GreaterOrEqualTotalOrder(p0 backends.Op, p1 backends.Op) (back
 
 // GreaterThan implements backends.Builder by forwarding to simplego.
 func (b *Builder) GreaterThan(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("GreaterThan", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("GreaterThan", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.GreaterThan(in[0], in[0+1])
 	})
@@ -298,7 +298,7 @@ func (b *Builder) GreaterThan(p0 backends.Op, p1 backends.Op) (backends.Op, erro
 
 // GreaterThanTotalOrder implements backends.Builder by forwarding to simplego.
 func (b *Builder) GreaterThanTotalOrder(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("GreaterThanTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("GreaterThanTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.GreaterThanTotalOrder(in[0], in[0+1])
 	})
@@ -306,7 +306,7 @@ func (b *Builder) GreaterThanTotalOrder(p0 backends.Op, p1 backends.Op) (backend
 
 // Identity implements backends.Builder by forwarding to simplego.
 func (b *Builder) Identity(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Identity", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Identity", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Identity(in[0])
 	})
@@ -314,7 +314,7 @@ func (b *Builder) Identity(p0 backends.Op) (backends.Op, error) {
 
 // Imag implements backends.Builder by forwarding to simplego.
 func (b *Builder) Imag(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Imag", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Imag", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Imag(in[0])
 	})
@@ -322,7 +322,7 @@ func (b *Builder) Imag(p0 backends.Op) (backends.Op, error) {
 
 // Iota implements backends.Builder by forwarding to simplego.
 func (b *Builder) Iota(p0 shapes.Shape, p1 int) (backends.Op, error) {
-	return b.forward("Iota", nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Iota", nil, []any{p0, p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Iota(p0, p1)
 	})
@@ -330,7 +330,7 @@ func (b *Builder) Iota(p0 shapes.Shape, p1 int) (backends.Op, error) {
 
 // IsFinite implements backends.Builder by forwarding to simplego.
 func (b *Builder) IsFinite(p0 backends.Op) (backends.Op, error) {
-	return b.forward("IsFinite", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("IsFinite", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.IsFinite(in[0])
 	})
@@ -338,7 +338,7 @@ func (b *Builder) IsFinite(p0 backends.Op) (backends.Op, error) {
 
 // IsNaN implements backends.Builder by forwarding to simplego.
 func (b *Builder) IsNaN(p0 backends.Op) (backends.Op, error) {
-	return b.forward("IsNaN", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("IsNaN", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.IsNaN(in[0])
 	})
@@ -346,7 +346,7 @@ func (b *Builder) IsNaN(p0 backends.Op) (backends.Op, error) {
 
 // LessOrEqual implements backends.Builder by forwarding to simplego.
 func (b *Builder) LessOrEqual(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("LessOrEqual", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("LessOrEqual", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.LessOrEqual(in[0], in[0+1])
 	})
@@ -354,7 +354,7 @@ func (b *Builder) LessOrEqual(p0 backends.Op, p1 backends.Op) (backends.Op, erro
 
 // LessOrEqualTotalOrder implements backends.Builder by forwarding to simplego.
 func (b *Builder) LessOrEqualTotalOrder(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("LessOrEqualTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("LessOrEqualTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.LessOrEqualTotalOrder(in[0], in[0+1])
 	})
@@ -362,7 +362,7 @@ func (b *Builder) LessOrEqualTotalOrder(p0 backends.Op, p1 backends.Op) (backend
 
 // LessThan implements backends.Builder by forwarding to simplego.
 func (b *Builder) LessThan(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("LessThan", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("LessThan", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.LessThan(in[0], in[0+1])
 	})
@@ -370,7 +370,7 @@ func (b *Builder) LessThan(p0 backends.Op, p1 backends.Op) (backends.Op, error) 
 
 // LessThanTotalOrder implements backends.Builder by forwarding to simplego.
 func (b *Builder) LessThanTotalOrder(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("LessThanTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("LessThanTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.LessThanTotalOrder(in[0], in[0+1])
 	})
@@ -378,7 +378,7 @@ func (b *Builder) LessThanTotalOrder(p0 backends.Op, p1 backends.Op) (backends.O
 
 // Log implements backends.Builder by forwarding to simplego.
 func (b *Builder) Log(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Log", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Log", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Log(in[0])
 	})
@@ -386,7 +386,7 @@ func (b *Builder) Log(p0 backends.Op) (backends.Op, error) {
 
 // Log1p implements backends.Builder by forwarding to simplego.
 func (b *Builder) Log1p(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Log1p", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Log1p", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Log1p(in[0])
 	})
@@ -394,7 +394,7 @@ func (b *Builder) Log1p(p0 backends.Op) (backends.Op, error) {
 
 // LogicalAnd implements backends.Builder by forwarding to simplego.
 func (b *Builder) LogicalAnd(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("LogicalAnd", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("LogicalAnd", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.LogicalAnd(in[0], in[0+1])
 	})
@@ -402,7 +402,7 @@ func (b *Builder) LogicalAnd(p0 backends.Op, p1 backends.Op) (backends.Op, error
 
 // LogicalNot implements backends.Builder by forwarding to simplego.
 func (b *Builder) LogicalNot(p0 backends.Op) (backends.Op, error) {
-	return b.forward("LogicalNot", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("LogicalNot", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.LogicalNot(in[0])
 	})
@@ -410,7 +410,7 @@ func (b *Builder) LogicalNot(p0 backends.Op) (backends.Op, error) {
 
 // LogicalOr implements backends.Builder by forwarding to simplego.
 func (b *Builder) LogicalOr(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("LogicalOr", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("LogicalOr", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.LogicalOr(in[0], in[0+1])
 	})
@@ -418,7 +418,7 @@ func (b *Builder) LogicalOr(p0 backends.Op, p1 backends.Op) (backends.Op, error)
 
 // LogicalXor implements backends.Builder by forwarding to simplego.
 func (b *Builder) LogicalXor(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("LogicalXor", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("LogicalXor", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.LogicalXor(in[0], in[0+1])
 	})
@@ -426,7 +426,7 @@ func (b *Builder) LogicalXor(p0 backends.Op, p1 backends.Op) (backends.Op, error
 
 // Logistic implements backends.Builder by forwarding to simplego.
 func (b *Builder) Logistic(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Logistic", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Logistic", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Logistic(in[0])
 	})
@@ -434,7 +434,7 @@ func (b *Builder) Logistic(p0 backends.Op) (backends.Op, error) {
 
 // Max implements backends.Builder by forwarding to simplego.
 func (b *Builder) Max(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Max", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Max", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Max(in[0], in[0+1])
 	})
@@ -442,7 +442,7 @@ func (b *Builder) Max(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 
 // Min implements backends.Builder by forwarding to simplego.
 func (b *Builder) Min(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Min", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Min", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Min(in[0], in[0+1])
 	})
@@ -450,7 +450,7 @@ func (b *Builder) Min(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 
 // Mul implements backends.Builder by forwarding to simplego.
 func (b *Builder) Mul(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Mul", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Mul", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Mul(in[0], in[0+1])
 	})
@@ -458,7 +458,7 @@ func (b *Builder) Mul(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 
 // Neg implements backends.Builder by forwarding to simplego.
 func (b *Builder) Neg(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Neg", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Neg", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Neg(in[0])
 	})
@@ -466,7 +466,7 @@ func (b *Builder) Neg(p0 backends.Op) (backends.Op, error) {
 
 // NotEqual implements backends.Builder by forwarding to simplego.
 func (b *Builder) NotEqual(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("NotEqual", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("NotEqual", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.NotEqual(in[0], in[0+1])
 	})
@@ -474,7 +474,7 @@ func (b *Builder) NotEqual(p0 backends.Op, p1 backends.Op) (backends.Op, error) 
 
 // NotEqualTotalOrder implements backends.Builder by forwarding to simplego.
 func (b *Builder) NotEqualTotalOrder(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("NotEqualTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("NotEqualTotalOrder", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.NotEqualTotalOrder(in[0], in[0+1])
 	})
@@ -482,7 +482,7 @@ func (b *Builder) NotEqualTotalOrder(p0 backends.Op, p1 backends.Op) (backends.O
 
 // Pad implements backends.Builder by forwarding to simplego.
 func (b *Builder) Pad(p0 backends.Op, p1 backends.Op, p2 ...backends.PadAxis) (backends.Op, error) {
-	return b.forward("Pad", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Pad", joinOps([]backends.Op{p0}, []backends.Op{p1}), []any{p2}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Pad(in[0], in[0+1], p2...)
 	})
@@ -490,7 +490,7 @@ func (b *Builder) Pad(p0 backends.Op, p1 backends.Op, p2 ...backends.PadAxis) (b
 
 // Pow implements backends.Builder by forwarding to simplego.
 func (b *Builder) Pow(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Pow", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Pow", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Pow(in[0], in[0+1])
 	})
@@ -498,7 +498,7 @@ func (b *Builder) Pow(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 
 // Real implements backends.Builder by forwarding to simplego.
 func (b *Builder) Real(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Real", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Real", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Real(in[0])
 	})
@@ -506,7 +506,7 @@ func (b *Builder) Real(p0 backends.Op) (backends.Op, error) {
 
 // ReduceBitwiseAnd implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceBitwiseAnd(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("ReduceBitwiseAnd", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceBitwiseAnd", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceBitwiseAnd(in[0], p1...)
 	})
@@ -514,7 +514,7 @@ func (b *Builder) ReduceBitwiseAnd(p0 backends.Op, p1 ...int) (backends.Op, erro
 
 // ReduceBitwiseOr implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceBitwiseOr(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("ReduceBitwiseOr", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceBitwiseOr", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceBitwiseOr(in[0], p1...)
 	})
@@ -522,7 +522,7 @@ func (b *Builder) ReduceBitwiseOr(p0 backends.Op, p1 ...int) (backends.Op, error
 
 // ReduceBitwiseXor implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceBitwiseXor(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("ReduceBitwiseXor", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceBitwiseXor", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceBitwiseXor(in[0], p1...)
 	})
@@ -530,7 +530,7 @@ func (b *Builder) ReduceBitwiseXor(p0 backends.Op, p1 ...int) (backends.Op, erro
 
 // ReduceLogicalAnd implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceLogicalAnd(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("ReduceLogicalAnd", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceLogicalAnd", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceLogicalAnd(in[0], p1...)
 	})
@@ -538,7 +538,7 @@ func (b *Builder) ReduceLogicalAnd(p0 backends.Op, p1 ...int) (backends.Op, erro
 
 // ReduceLogicalOr implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceLogicalOr(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("ReduceLogicalOr", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceLogicalOr", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceLogicalOr(in[0], p1...)
 	})
@@ -546,7 +546,7 @@ func (b *Builder) ReduceLogicalOr(p0 backends.Op, p1 ...int) (backends.Op, error
 
 // ReduceLogicalXor implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceLogicalXor(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("ReduceLogicalXor", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceLogicalXor", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceLogicalXor(in[0], p1...)
 	})
@@ -554,7 +554,7 @@ func (b *Builder) ReduceLogicalXor(p0 backends.Op, p1 ...int) (backends.Op, erro
 
 // ReduceMax implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceMax(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("ReduceMax", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceMax", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceMax(in[0], p1...)
 	})
@@ -562,7 +562,7 @@ func (b *Builder) ReduceMax(p0 backends.Op, p1 ...int) (backends.Op, error) {
 
 // ReduceMin implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceMin(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("ReduceMin", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceMin", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceMin(in[0], p1...)
 	})
@@ -570,7 +570,7 @@ func (b *Builder) ReduceMin(p0 backends.Op, p1 ...int) (backends.Op, error) {
 
 // ReduceProduct implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceProduct(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("ReduceProduct", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceProduct", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceProduct(in[0], p1...)
 	})
@@ -578,7 +578,7 @@ func (b *Builder) ReduceProduct(p0 backends.Op, p1 ...int) (backends.Op, error) 
 
 // ReduceSum implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceSum(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("ReduceSum", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceSum", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceSum(in[0], p1...)
 	})
@@ -586,7 +586,7 @@ func (b *Builder) ReduceSum(p0 backends.Op, p1 ...int) (backends.Op, error) {
 
 // ReduceWindow implements backends.Builder by forwarding to simplego.
 func (b *Builder) ReduceWindow(p0 backends.Op, p1 backends.ReduceOpType, p2 []int, p3 []int, p4 []int, p5 []int, p6 [][2]int) (backends.Op, error) {
-	return b.forward("ReduceWindow", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ReduceWindow", joinOps([]backends.Op{p0}), []any{p1, p2, p3, p4, p5, p6}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ReduceWindow(in[0], p1, p2, p3, p4, p5, p6)
 	})
@@ -594,7 +594,7 @@ func (b *Builder) ReduceWindow(p0 backends.Op, p1 backends.ReduceOpType, p2 []in
 
 // Rem implements backends.Builder by forwarding to simplego.
 func (b *Builder) Rem(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Rem", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Rem", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Rem(in[0], in[0+1])
 	})
@@ -602,7 +602,7 @@ func (b *Builder) Rem(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 
 // Reshape implements backends.Builder by forwarding to simplego.
 func (b *Builder) Reshape(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("Reshape", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Reshape", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Reshape(in[0], p1...)
 	})
@@ -610,7 +610,7 @@ func (b *Builder) Reshape(p0 backends.Op, p1 ...int) (backends.Op, error) {
 
 // Reverse implements backends.Builder by forwarding to simplego.
 func (b *Builder) Reverse(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("Reverse", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Reverse", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Reverse(in[0], p1...)
 	})
@@ -618,7 +618,7 @@ func (b *Builder) Reverse(p0 backends.Op, p1 ...int) (backends.Op, error) {
 
 // Round implements backends.Builder by forwarding to simplego.
 func (b *Builder) Round(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Round", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Round", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Round(in[0])
 	})
@@ -626,7 +626,7 @@ func (b *Builder) Round(p0 backends.Op) (backends.Op, error) {
 
 // Rsqrt implements backends.Builder by forwarding to simplego.
 func (b *Builder) Rsqrt(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Rsqrt", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Rsqrt", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Rsqrt(in[0])
 	})
@@ -634,7 +634,7 @@ func (b *Builder) Rsqrt(p0 backends.Op) (backends.Op, error) {
 
 // ScatterMax implements backends.Builder by forwarding to simplego.
 func (b *Builder) ScatterMax(p0 backends.Op, p1 backends.Op, p2 backends.Op, p3 int, p4 []int, p5 []int, p6 []int, p7 bool, p8 bool) (backends.Op, error) {
-	return b.forward("ScatterMax", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ScatterMax", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}), []any{p3, p4, p5, p6, p7, p8}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ScatterMax(in[0], in[0+1], in[0+1+1], p3, p4, p5, p6, p7, p8)
 	})
@@ -642,7 +642,7 @@ func (b *Builder) ScatterMax(p0 backends.Op, p1 backends.Op, p2 backends.Op, p3 
 
 // ScatterMin implements backends.Builder by forwarding to simplego.
 func (b *Builder) ScatterMin(p0 backends.Op, p1 backends.Op, p2 backends.Op, p3 int, p4 []int, p5 []int, p6 []int, p7 bool, p8 bool) (backends.Op, error) {
-	return b.forward("ScatterMin", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ScatterMin", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}), []any{p3, p4, p5, p6, p7, p8}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ScatterMin(in[0], in[0+1], in[0+1+1], p3, p4, p5, p6, p7, p8)
 	})
@@ -650,7 +650,7 @@ func (b *Builder) ScatterMin(p0 backends.Op, p1 backends.Op, p2 backends.Op, p3 
 
 // ScatterSum implements backends.Builder by forwarding to simplego.
 func (b *Builder) ScatterSum(p0 backends.Op, p1 backends.Op, p2 backends.Op, p3 int, p4 []int, p5 []int, p6 []int, p7 bool, p8 bool) (backends.Op, error) {
-	return b.forward("ScatterSum", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ScatterSum", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}), []any{p3, p4, p5, p6, p7, p8}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ScatterSum(in[0], in[0+1], in[0+1+1], p3, p4, p5, p6, p7, p8)
 	})
@@ -658,7 +658,7 @@ func (b *Builder) ScatterSum(p0 backends.Op, p1 backends.Op, p2 backends.Op, p3 
 
 // SelectAndScatterMax implements backends.Builder by forwarding to simplego.
 func (b *Builder) SelectAndScatterMax(p0 backends.Op, p1 backends.Op, p2 []int, p3 []int, p4 [][2]int) (backends.Op, error) {
-	return b.forward("SelectAndScatterMax", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("SelectAndScatterMax", joinOps([]backends.Op{p0}, []backends.Op{p1}), []any{p2, p3, p4}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.SelectAndScatterMax(in[0], in[0+1], p2, p3, p4)
 	})
@@ -666,7 +666,7 @@ func (b *Builder) SelectAndScatterMax(p0 backends.Op, p1 backends.Op, p2 []int, 
 
 // SelectAndScatterMin implements backends.Builder by forwarding to simplego.
 func (b *Builder) SelectAndScatterMin(p0 backends.Op, p1 backends.Op, p2 []int, p3 []int, p4 [][2]int) (backends.Op, error) {
-	return b.forward("SelectAndScatterMin", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("SelectAndScatterMin", joinOps([]backends.Op{p0}, []backends.Op{p1}), []any{p2, p3, p4}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.SelectAndScatterMin(in[0], in[0+1], p2, p3, p4)
 	})
@@ -674,7 +674,7 @@ func (b *Builder) SelectAndScatterMin(p0 backends.Op, p1 backends.Op, p2 []int, 
 
 // ShiftLeft implements backends.Builder by forwarding to simplego.
 func (b *Builder) ShiftLeft(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("ShiftLeft", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ShiftLeft", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ShiftLeft(in[0], in[0+1])
 	})
@@ -682,7 +682,7 @@ func (b *Builder) ShiftLeft(p0 backends.Op, p1 backends.Op) (backends.Op, error)
 
 // ShiftRightArithmetic implements backends.Builder by forwarding to simplego.
 func (b *Builder) ShiftRightArithmetic(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("ShiftRightArithmetic", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ShiftRightArithmetic", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ShiftRightArithmetic(in[0], in[0+1])
 	})
@@ -690,7 +690,7 @@ func (b *Builder) ShiftRightArithmetic(p0 backends.Op, p1 backends.Op) (backends
 
 // ShiftRightLogical implements backends.Builder by forwarding to simplego.
 func (b *Builder) ShiftRightLogical(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("ShiftRightLogical", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("ShiftRightLogical", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.ShiftRightLogical(in[0], in[0+1])
 	})
@@ -698,7 +698,7 @@ func (b *Builder) ShiftRightLogical(p0 backends.Op, p1 backends.Op) (backends.Op
 
 // Sign implements backends.Builder by forwarding to simplego.
 func (b *Builder) Sign(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Sign", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Sign", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Sign(in[0])
 	})
@@ -706,7 +706,7 @@ func (b *Builder) Sign(p0 backends.Op) (backends.Op, error) {
 
 // Sin implements backends.Builder by forwarding to simplego.
 func (b *Builder) Sin(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Sin", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Sin", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Sin(in[0])
 	})
@@ -714,7 +714,7 @@ func (b *Builder) Sin(p0 backends.Op) (backends.Op, error) {
 
 // Slice implements backends.Builder by forwarding to simplego.
 func (b *Builder) Slice(p0 backends.Op, p1 []int, p2 []int, p3 []int) (backends.Op, error) {
-	return b.forward("Slice", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Slice", joinOps([]backends.Op{p0}), []any{p1, p2, p3}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Slice(in[0], p1, p2, p3)
 	})
@@ -722,7 +722,7 @@ func (b *Builder) Slice(p0 backends.Op, p1 []int, p2 []int, p3 []int) (backends.
 
 // Sqrt implements backends.Builder by forwarding to simplego.
 func (b *Builder) Sqrt(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Sqrt", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Sqrt", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Sqrt(in[0])
 	})
@@ -730,7 +730,7 @@ func (b *Builder) Sqrt(p0 backends.Op) (backends.Op, error) {
 
 // Sub implements backends.Builder by forwarding to simplego.
 func (b *Builder) Sub(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
-	return b.forward("Sub", joinOps([]backends.Op{p0}, []backends.Op{p1}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Sub", joinOps([]backends.Op{p0}, []backends.Op{p1}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Sub(in[0], in[0+1])
 	})
@@ -738,7 +738,7 @@ func (b *Builder) Sub(p0 backends.Op, p1 backends.Op) (backends.Op, error) {
 
 // Tanh implements backends.Builder by forwarding to simplego.
 func (b *Builder) Tanh(p0 backends.Op) (backends.Op, error) {
-	return b.forward("Tanh", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Tanh", joinOps([]backends.Op{p0}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Tanh(in[0])
 	})
@@ -746,7 +746,7 @@ func (b *Builder) Tanh(p0 backends.Op) (backends.Op, error) {
 
 // Transpose implements backends.Builder by forwarding to simplego.
 func (b *Builder) Transpose(p0 backends.Op, p1 ...int) (backends.Op, error) {
-	return b.forward("Transpose", joinOps([]backends.Op{p0}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Transpose", joinOps([]backends.Op{p0}), []any{p1}, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Transpose(in[0], p1...)
 	})
@@ -754,7 +754,7 @@ func (b *Builder) Transpose(p0 backends.Op, p1 ...int) (backends.Op, error) {
 
 // Where implements backends.Builder by forwarding to simplego.
 func (b *Builder) Where(p0 backends.Op, p1 backends.Op, p2 backends.Op) (backends.Op, error) {
-	return b.forward("Where", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}), func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
+	return b.forward("Where", joinOps([]backends.Op{p0}, []backends.Op{p1}, []backends.Op{p2}), nil, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {
 		_ = in
 		return sb.Where(in[0], in[0+1], in[0+1+1])
 	})

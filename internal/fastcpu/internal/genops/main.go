@@ -32,7 +32,7 @@ func main() {
 		if skip[m.Name] || ft.NumOut() != 2 || ft.Out(0) != opT || ft.Out(1) != errT {
 			continue
 		}
-		var params, ins, call []string
+		var params, ins, call, args []string
 		var pre []string
 		off := "0"
 		for j := 0; j < ft.NumIn(); j++ {
@@ -60,6 +60,7 @@ func main() {
 				call = append(call, sl)
 				off += "+" + n
 			default:
+				args = append(args, name)
 				if variadic {
 					call = append(call, name+"...")
 				} else {
@@ -79,7 +80,11 @@ func main() {
 		default:
 			collect = "joinOps(" + strings.Join(wrapOps(ins), ", ") + ")"
 		}
-		fmt.Fprintf(&buf, "\treturn b.forward(%q, %s, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {\n", m.Name, collect)
+		argList := "nil"
+		if len(args) > 0 {
+			argList = "[]any{" + strings.Join(args, ", ") + "}"
+		}
+		fmt.Fprintf(&buf, "\treturn b.forward(%q, %s, %s, func(sb backends.Builder, in []backends.Op) (backends.Op, error) {\n", m.Name, collect, argList)
 		fmt.Fprintf(&buf, "\t\t_ = in\n\t\treturn sb.%s(%s)\n\t})\n}\n\n", m.Name, strings.Join(call, ", "))
 	}
 	src, err := format.Source(buf.Bytes())
