@@ -48,6 +48,12 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	}
 	res.Score = ts.doc
 	res.Scorer = p.kind
+	if p.model != nil {
+		res.TokenScores = make([]TokenScore, len(ts.byteSpans(text)))
+		for i, b := range ts.byteSpans(text) {
+			res.TokenScores[i] = TokenScore{Start: b.Start, End: b.End, Score: b.Score}
+		}
+	}
 	res.Windows = ts.windows
 	res.Notes = append(res.Notes, ts.notes...)
 	res.Tokens = TokenCounts{Input: ts.inputToks, ModelInput: ts.modelToks, Kept: len(p.tok.Encode(res.Text))}
@@ -106,7 +112,7 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	lines := chunk.SplitLines(text)
 	scores, covered := ts.lineScores, ts.covered
 	if scores == nil {
-		scores, covered = chunk.LineScores(text, lines, chunk.SpansToBytes(text, ts.spans))
+		scores, covered = chunk.LineScores(text, lines, ts.byteSpans(text))
 	}
 	res := &Result{Lines: make([]Line, len(lines))}
 	keep := make([]bool, len(lines))

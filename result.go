@@ -42,6 +42,15 @@ type Placeholder struct {
 	FirstLine, LastLine int
 }
 
+// TokenScore is the merged keep score of one token of the input text (the
+// average over the windows that saw it).
+type TokenScore struct {
+	// Start and End are the token's byte offsets in the input text.
+	Start, End int
+	// Score is the token's keep score in [0,1].
+	Score float64
+}
+
 // TokenCounts reports sizes in Qwen3 tokens.
 type TokenCounts struct {
 	Input      int // tokens of the input text
@@ -59,6 +68,9 @@ type Result struct {
 	Placeholders []Placeholder
 	// Score is the document-level relevance in [0,1] (max over windows).
 	Score float64
+	// TokenScores holds the per-token scores of a token-level scorer (the
+	// Qwen3 skimmer), in text order; nil for line scorers.
+	TokenScores []TokenScore
 	// Tokens counts input, output and model tokens.
 	Tokens TokenCounts
 	// Windows is the number of model windows the text was cut into.

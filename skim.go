@@ -13,6 +13,7 @@ import (
 // tokenScores is what a scorer hands to the shared pipeline.
 type tokenScores struct {
 	spans      []chunk.ScoredSpan // merged, code points of the text
+	bytes      []chunk.ScoredSpan // spans in bytes, computed on first use
 	lineScores []float64          // per library line; nil = derive from spans
 	covered    []bool
 	textToks   []chunk.Token
@@ -179,4 +180,12 @@ func (p *Pruner) decide(o skimmer.Output, lo, hi int, mode Decision) ([]float64,
 		}
 		return scores, nil
 	}
+}
+
+// byteSpans returns the merged spans in byte offsets of text.
+func (ts *tokenScores) byteSpans(text string) []chunk.ScoredSpan {
+	if ts.bytes == nil && ts.spans != nil {
+		ts.bytes = chunk.SpansToBytes(text, ts.spans)
+	}
+	return ts.bytes
 }
