@@ -8,8 +8,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
+	"github.com/eino-contrib/jsonschema"
+	orderedmap "github.com/wk8/go-ordered-map/v2"
 )
 
 // EinoMiddleware returns an eino compose.ToolMiddleware (for
@@ -101,4 +104,39 @@ func drain(r *schema.StreamReader[string]) (string, error) {
 		}
 		b.WriteString(s)
 	}
+}
+
+// WithFocusQuestion wraps an eino tool so that its ToolInfo offers the
+// optional context_focus_question argument to the model; the tool itself
+// runs unchanged (the middleware removes the argument before calling it).
+func WithFocusQuestion(t tool.InvokableTool) tool.InvokableTool { return focusTool{t} }
+
+type focusTool struct{ tool.InvokableTool }
+
+// Info adds the focus question to the wrapped tool's parameters.
+func (f focusTool) Info(ctx context.Context) (*schema.ToolInfo, error) {
+	info, err := f.InvokableTool.Info(ctx)
+	if err != nil || info == nil {
+		return info, err
+	}
+	js, err := info.ParamsOneOf.ToJSONSchema()
+	if err != nil {
+		return nil, fmt.Errorf("agenttool: %s parameters: %w", info.Name, err)
+	}
+	out := &jsonschema.Schema{Type: "object"}
+	if js != nil {
+		cp := *js // never modify the tool's own schema
+		out = &cp
+	}
+	props := orderedmap.New[string, *jsonschema.Schema]()
+	if out.Properties != nil {
+		for p := out.Properties.Oldest(); p != nil; p = p.Next() {
+			props.Set(p.Key, p.Value)
+		}
+	}
+	props.Set(QuestionArg, &jsonschema.Schema{Type: "string", Description: focusDescription})
+	out.Properties = props
+	cp := *info
+	cp.ParamsOneOf = schema.NewParamsOneOfByJSONSchema(out)
+	return &cp, nil
 }

@@ -118,3 +118,45 @@ func TestEinoStreamable(t *testing.T) {
 	}
 	assert.Equal(t, []string{`{}`, `{}`, `not json`, `{"boom":1}`}, got)
 }
+
+// plainTool has one parameter and knows nothing about pruning.
+type plainTool struct{ params *schema.ParamsOneOf }
+
+func (p plainTool) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: "grep", Desc: "search", ParamsOneOf: p.params}, nil
+}
+
+func (plainTool) InvokableRun(context.Context, string, ...tool.Option) (string, error) { return "", nil }
+
+func TestWithFocusQuestion(t *testing.T) {
+	ctx := context.Background()
+	byParams := schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"pattern": {Type: schema.String, Required: true}})
+	tests := []struct {
+		name   string
+		params *schema.ParamsOneOf
+		want   []string
+	}{
+		{"params", byParams, []string{"pattern", QuestionArg}},
+		{"no params", nil, []string{QuestionArg}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			info, err := WithFocusQuestion(plainTool{tc.params}).Info(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, "grep", info.Name)
+			js, err := info.ParamsOneOf.ToJSONSchema()
+			require.NoError(t, err)
+			var keys []string
+			for p := js.Properties.Oldest(); p != nil; p = p.Next() {
+				keys = append(keys, p.Key)
+			}
+			assert.Equal(t, tc.want, keys)
+			if tc.params != nil {
+				assert.Equal(t, []string{"pattern"}, js.Required, "the question stays optional")
+				orig, err := tc.params.ToJSONSchema()
+				require.NoError(t, err)
+				assert.Equal(t, 1, orig.Properties.Len(), "the tool's own schema is unchanged")
+			}
+		})
+	}
+}

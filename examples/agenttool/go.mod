@@ -4,9 +4,11 @@ go 1.26.8
 
 require (
 	github.com/cloudwego/eino v0.7.36
+	github.com/eino-contrib/jsonschema v1.0.3
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/prunekit/pruner v0.0.0
 	github.com/stretchr/testify v1.12.1
+	github.com/wk8/go-ordered-map/v2 v2.1.8
 )
 
 require (
@@ -17,7 +19,6 @@ require (
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
-	github.com/eino-contrib/jsonschema v1.0.3 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/gomlx/go-xla v0.1.4 // indirect
 	github.com/gomlx/gomlx v0.26.0 // indirect
@@ -38,7 +39,6 @@ require (
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
-	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	github.com/yargevad/filepathx v1.0.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

@@ -27,10 +27,12 @@ const MetaKey = "prunekit/pruning"
 // an mcp-go tool definition, so that models know they may ask for pruning
 // (the middleware honours it on any tool).
 func FocusQuestionParam() mcp.ToolOption {
-	return mcp.WithString(QuestionArg, mcp.Description(
-		"Optional. What you are looking for in this output (e.g. \"where is the retry delay computed?\"). "+
-			"When given, lines irrelevant to it are folded; call again without it for the full output."))
+	return mcp.WithString(QuestionArg, mcp.Description(focusDescription))
 }
+
+// focusDescription tells the model what context_focus_question does.
+const focusDescription = "Optional. What you are looking for in this output (e.g. \"where is the retry delay computed?\"). " +
+	"When given, lines irrelevant to it are folded; call again without it for the full output."
 
 type questionKey struct{}
 
