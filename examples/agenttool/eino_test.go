@@ -126,7 +126,9 @@ func (p plainTool) Info(context.Context) (*schema.ToolInfo, error) {
 	return &schema.ToolInfo{Name: "grep", Desc: "search", ParamsOneOf: p.params}, nil
 }
 
-func (plainTool) InvokableRun(context.Context, string, ...tool.Option) (string, error) { return "", nil }
+func (plainTool) InvokableRun(context.Context, string, ...tool.Option) (string, error) {
+	return "", nil
+}
 
 func TestWithFocusQuestion(t *testing.T) {
 	ctx := context.Background()
