@@ -1,0 +1,557 @@
+// Command eval scores pruners on the project's eval sets (JSONL cases of a
+// query, a file and the lines a commit touched; see shared/evalsets) and
+// prints, per file and overall, gold-line recall, all-gold-kept rate,
+// precision, F1, line and character compression, the share of code outputs
+// that parse cleanly and the wall time per 1K input tokens, for the
+// baselines (BM25 over lines, first-N, random) and for the library itself,
+// all at matched compression: every method may keep
+// k = max(1, round(r·n)) of a case's n lines.
+//
+//	go run ./examples/eval                       # dev set, r = 0.2
+//	go run ./examples/eval -ratio 0.1,0.2,0.3 -json out.json
+//	go run ./examples/eval -model ./checkpoint ../shared/evalsets/dev/go_cli.jsonl
+//
+// Rows:
+//
+//	bm25         the BM25 baseline, top-k lines (identical to baselines.py)
+//	first        the first k lines
+//	random       k random lines (the same draw as baselines.py)
+//	lex+repair   the library (pruner.Prune) with the lexical scorer, a line
+//	             budget of r and syntax repair: repaired lines count against
+//	             the budget, so it keeps at most k lines
+//	lex-raw      the same without repair
+//	model+repair the library with the checkpoint given by -model
+//
+// Parse-clean share: only cases whose original text parses without errors
+// are checked (a file the grammar cannot parse says nothing about the
+// pruner). Baseline outputs are their kept lines joined as they are; library
+// outputs are Result.Text, placeholders and fillers included.
+//
+// Exit codes: 0 success, 1 runtime error, 2 usage error.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prunekit/pruner"
+	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/syntax"
+	"github.com/prunekit/pruner/internal/tokenizer"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitUsage   = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+type flags struct {
+	model, jsonOut string
+	ratios         []float64
+	methods        map[string]bool
+	workers        int
+	parse          bool
+	paths          []string
+}
+
+// defaultDev finds the shared dev set: ../shared/evalsets/dev from the
+// repository root, searched upwards from the working directory so the
+// command also works from a subfolder.
+func defaultDev() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return filepath.Join("..", "shared", "evalsets", "dev")
+	}
+	for {
+		cand := filepath.Join(dir, "..", "shared", "evalsets", "dev")
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return cand
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return filepath.Join("..", "shared", "evalsets", "dev")
+		}
+		dir = parent
+	}
+}
+
+// All method names, in print order.
+var methodNames = []string{"bm25", "first", "random", "lex+repair", "lex-raw", "model+repair"}
+
+func parseFlags(args []string, stderr io.Writer) (*flags, error) {
+	var f flags
+	var ratios, methods string
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.model, "model", "", "checkpoint folder: adds the model+repair row")
+	fs.StringVar(&ratios, "ratio", "0.2", "kept-line ratios r, comma-separated (k = max(1, round(r·lines)))")
+	fs.StringVar(&f.jsonOut, "json", "", "write every summary and per-case result to this JSON file")
+	fs.StringVar(&methods, "methods", "all", "comma-separated rows to run: "+strings.Join(methodNames, ","))
+	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "cases scored in parallel (model rows run one case at a time)")
+	fs.BoolVar(&f.parse, "parse", true, "check that code outputs parse (tree-sitter)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: eval [flags] [FILE.jsonl | DIR ...]  (default: the shared dev set)")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	for _, s := range strings.Split(ratios, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(r > 0 && r <= 1) {
+			return nil, fmt.Errorf("-ratio %q: want numbers in (0, 1]", s)
+		}
+		f.ratios = append(f.ratios, r)
+	}
+	f.methods = map[string]bool{}
+	for _, m := range strings.Split(methods, ",") {
+		m = strings.TrimSpace(m)
+		if m == "all" {
+			for _, n := range methodNames {
+				f.methods[n] = true
+			}
+			continue
+		}
+		known := false
+		for _, n := range methodNames {
+			known = known || n == m
+		}
+		if !known {
+			return nil, fmt.Errorf("-methods: unknown row %q (want %s)", m, strings.Join(methodNames, ","))
+		}
+		f.methods[m] = true
+	}
+	if f.model == "" {
+		delete(f.methods, "model+repair")
+	} else if !f.methods["model+repair"] {
+		return nil, errors.New("-model given but the model+repair row is not in -methods")
+	}
+	if f.workers < 1 {
+		return nil, fmt.Errorf("-workers %d < 1", f.workers)
+	}
+	f.paths = fs.Args()
+	if len(f.paths) == 0 {
+		f.paths = []string{defaultDev()}
+	}
+	return &f, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, err := parseFlags(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "eval: %v\n", err)
+		}
+		return exitUsage
+	}
+	files, err := evalset.Load(f.paths...)
+	if err != nil {
+		fmt.Fprintf(stderr, "eval: %v\n", err)
+		return exitRuntime
+	}
+	ev, err := newEvaluator(ctx, f)
+	if err != nil {
+		fmt.Fprintf(stderr, "eval: %v\n", err)
+		return exitRuntime
+	}
+	start := time.Now()
+	rep, err := ev.evaluate(ctx, files)
+	if err != nil {
+		fmt.Fprintf(stderr, "eval: %v\n", err)
+		return exitRuntime
+	}
+	printReport(stdout, rep)
+	fmt.Fprintf(stderr, "eval: %d cases, %d rows, %s\n", rep.Overall.Cases, len(rep.Overall.Rows), time.Since(start).Round(time.Millisecond))
+	if f.jsonOut != "" {
+		if err := writeJSON(f.jsonOut, rep); err != nil {
+			fmt.Fprintf(stderr, "eval: %v\n", err)
+			return exitRuntime
+		}
+	}
+	return exitOK
+}
+
+func writeJSON(path string, rep *report) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("json: %w", err)
+	}
+	enc := json.NewEncoder(fh)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(rep); err != nil {
+		fh.Close()
+		return fmt.Errorf("json: %w", err)
+	}
+	if err := fh.Close(); err != nil {
+		return fmt.Errorf("json: %w", err)
+	}
+	return nil
+}
+
+// printReport prints one aligned table per file and one overall.
+func printReport(w io.Writer, rep *report) {
+	groups := append(append([]group(nil), rep.Files...), rep.Overall)
+	for _, g := range groups {
+		fmt.Fprintf(w, "== %s  (%d cases, %d parse-checked)\n", g.Name, g.Cases, g.ParseChecked)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "method\tr\trecall\thit\tprecision\tf1\tline_comp\tchar_comp\tparse_ok\tms/1Ktok\t")
+		for _, row := range g.Rows {
+			s := row.Summary
+			parse := "-"
+			if s.ParseChecked > 0 {
+				parse = fmt.Sprintf("%.3f", s.ParseClean)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%.3f\t\n",
+				row.Method, strconv.FormatFloat(row.Ratio, 'g', -1, 64),
+				s.Mean.Recall, s.Mean.Hit, s.Mean.Precision, s.Mean.F1,
+				s.Mean.LineComp, s.Mean.CharComp, parse, s.MsPer1KTokens)
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+}
+
+// report is everything the command measured; it is also the -json output.
+type report struct {
+	Ratios  []float64    `json:"ratios"`
+	Model   string       `json:"model,omitempty"`
+	Files   []group      `json:"files"`
+	Overall group        `json:"overall"`
+	Cases   []caseResult `json:"cases"`
+}
+
+// group is the summary of one file, or of all files.
+type group struct {
+	Name         string `json:"name"`
+	Cases        int    `json:"cases"`
+	ParseChecked int    `json:"parse_checked"` // cases whose original parses cleanly
+	Rows         []row  `json:"rows"`
+}
+
+type row struct {
+	Method  string          `json:"method"`
+	Ratio   float64         `json:"ratio"`
+	Summary evalset.Summary `json:"summary"`
+}
+
+// caseResult is one case under one method and ratio.
+type caseResult struct {
+	ID      string              `json:"id"`
+	File    string              `json:"file"`
+	Method  string              `json:"method"`
+	Ratio   float64             `json:"ratio"`
+	K       int                 `json:"k"`
+	Kept    []int               `json:"kept"`
+	Metrics evalset.Metrics     `json:"metrics"`
+	Parse   evalset.ParseStatus `json:"parse"` // 0 unchecked, 1 clean, 2 errors
+	Tokens  int                 `json:"tokens"`
+	Elapsed time.Duration       `json:"elapsed_ns"`
+	Notes   []string            `json:"notes,omitempty"`
+}
+
+// evaluator holds the pruners and the tokenizer shared by all cases.
+type evaluator struct {
+	f       *flags
+	tok     *tokenizer.Tokenizer
+	lexical map[float64]*pruner.Pruner // by ratio, repair on
+	lexRaw  map[float64]*pruner.Pruner // by ratio, repair off
+	model   map[float64]*pruner.Pruner
+	kind    string
+}
+
+func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
+	tok, err := tokenizer.Qwen3()
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	ev := &evaluator{f: f, tok: tok, lexical: map[float64]*pruner.Pruner{},
+		lexRaw: map[float64]*pruner.Pruner{}, model: map[float64]*pruner.Pruner{}}
+	for _, r := range f.ratios {
+		if f.methods["lex+repair"] {
+			if ev.lexical[r], err = pruner.Load(ctx, "", pruner.WithScorer(pruner.ScorerLexical), pruner.WithLineBudget(r)); err != nil {
+				return nil, err
+			}
+		}
+		if f.methods["lex-raw"] {
+			if ev.lexRaw[r], err = pruner.Load(ctx, "", pruner.WithScorer(pruner.ScorerLexical), pruner.WithLineBudget(r), pruner.WithRepair(false)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if f.model != "" {
+		base, err := pruner.Load(ctx, f.model)
+		if err != nil {
+			return nil, err
+		}
+		ev.kind = base.Kind()
+		for _, r := range f.ratios {
+			if ev.model[r], err = base.With(pruner.WithLineBudget(r)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ev, nil
+}
+
+// job is one case of one file.
+type job struct {
+	file string
+	c    evalset.Case
+}
+
+// caseOutcome holds the results of one case, in row order.
+type caseOutcome struct {
+	results     []caseResult
+	parseTarget bool
+}
+
+func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*report, error) {
+	var jobs []job
+	for _, fl := range files {
+		for _, c := range fl.Cases {
+			jobs = append(jobs, job{file: fl.Name, c: c})
+		}
+	}
+	out := make([]caseOutcome, len(jobs))
+	// Lexical and baseline rows in parallel; model rows afterwards, one
+	// case at a time, since the model already uses every core.
+	if err := forEach(ctx, len(jobs), ev.f.workers, func(i int) error {
+		var err error
+		out[i], err = ev.runCase(ctx, jobs[i], false)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if ev.f.model != "" {
+		for i := range jobs {
+			o, err := ev.runCase(ctx, jobs[i], true)
+			if err != nil {
+				return nil, err
+			}
+			out[i].results = append(out[i].results, o.results...)
+		}
+	}
+
+	rep := &report{Ratios: ev.f.ratios, Model: ev.f.model}
+	byFile := map[string][]int{}
+	var order []string
+	for i, j := range jobs {
+		if _, ok := byFile[j.file]; !ok {
+			order = append(order, j.file)
+		}
+		byFile[j.file] = append(byFile[j.file], i)
+		rep.Cases = append(rep.Cases, out[i].results...)
+	}
+	all := make([]int, len(jobs))
+	for i := range all {
+		all[i] = i
+	}
+	for _, name := range order {
+		rep.Files = append(rep.Files, ev.summarize(name, byFile[name], out))
+	}
+	rep.Overall = ev.summarize("overall", all, out)
+	return rep, nil
+}
+
+// summarize aggregates the cases idx into one group, rows ordered by ratio
+// then method.
+func (ev *evaluator) summarize(name string, idx []int, out []caseOutcome) group {
+	g := group{Name: name, Cases: len(idx)}
+	obs := map[string][]evalset.Observation{}
+	for _, i := range idx {
+		if out[i].parseTarget {
+			g.ParseChecked++
+		}
+		for _, r := range out[i].results {
+			key := r.Method + "@" + strconv.FormatFloat(r.Ratio, 'g', -1, 64)
+			obs[key] = append(obs[key], evalset.Observation{Metrics: r.Metrics, Parse: r.Parse, Tokens: r.Tokens, Elapsed: r.Elapsed})
+		}
+	}
+	for _, r := range ev.f.ratios {
+		for _, m := range methodNames {
+			o, ok := obs[m+"@"+strconv.FormatFloat(r, 'g', -1, 64)]
+			if !ok {
+				continue
+			}
+			g.Rows = append(g.Rows, row{Method: ev.rowName(m), Ratio: r, Summary: evalset.Summarize(o)})
+		}
+	}
+	return g
+}
+
+func (ev *evaluator) rowName(m string) string {
+	if m == "model+repair" && ev.kind != "" {
+		return ev.kind + "+repair"
+	}
+	return m
+}
+
+// forEach runs fn(0..n-1) on workers goroutines and returns the first error.
+func forEach(ctx context.Context, n, workers int, fn func(i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	next := make(chan int)
+	for w := 0; w < min(workers, max(n, 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+						cancel()
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for i := 0; i < n; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+// runCase scores one case under every selected row and ratio: the model
+// row alone when model is set, every other row otherwise.
+func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcome, error) {
+	c := j.c
+	lines := c.Lines()
+	n := len(lines)
+	tokens := len(ev.tok.Encode(c.Text))
+	lang := syntax.Detect(c.Text, c.Path)
+	parseTarget := ev.f.parse && lang.IsCode() && ev.parseStatus(ctx, lang, c.Text) == evalset.ParseClean
+	var o caseOutcome
+	o.parseTarget = parseTarget
+	add := func(method string, r float64, kept []int, out string, outLang syntax.Language, elapsed time.Duration, notes []string) {
+		res := caseResult{ID: c.ID, File: j.file, Method: method, Ratio: r, K: evalset.Budget(r, n),
+			Kept: kept, Metrics: c.Score(kept), Tokens: tokens, Elapsed: elapsed, Notes: notes}
+		if parseTarget {
+			res.Parse = ev.parseStatus(ctx, outLang, out)
+		}
+		o.results = append(o.results, res)
+	}
+	library := func(method string, p *pruner.Pruner, r float64) error {
+		q, err := p.With(pruner.WithFileName(c.Path))
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		res, err := q.Prune(ctx, c.Query, c.Text)
+		elapsed := time.Since(t0)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", method, c.ID, err)
+		}
+		add(method, r, res.KeptLines(), res.Text, syntax.Language(res.Language), elapsed, res.Notes)
+		return nil
+	}
+	for _, r := range ev.f.ratios {
+		k := evalset.Budget(r, n)
+		if model {
+			if err := library("model+repair", ev.model[r], r); err != nil {
+				return o, err
+			}
+			continue
+		}
+		if ev.f.methods["bm25"] {
+			t0 := time.Now()
+			kept := evalset.BM25(c.Query, c.Text, k)
+			add("bm25", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
+		}
+		if ev.f.methods["first"] {
+			t0 := time.Now()
+			kept := evalset.First(n, k)
+			add("first", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
+		}
+		if ev.f.methods["random"] {
+			t0 := time.Now()
+			kept := evalset.Random(c.ID, r, n, k)
+			add("random", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
+		}
+		if p := ev.lexical[r]; p != nil {
+			if err := library("lex+repair", p, r); err != nil {
+				return o, err
+			}
+		}
+		if p := ev.lexRaw[r]; p != nil {
+			if err := library("lex-raw", p, r); err != nil {
+				return o, err
+			}
+		}
+	}
+	return o, nil
+}
+
+// joinKept is what a baseline hands an agent: its kept lines, verbatim with
+// their terminators, in input order.
+func joinKept(text string, kept []int) string {
+	lines := chunk.SplitLines(text)
+	keep := make([]bool, len(lines)+1)
+	for _, k := range kept {
+		if k >= 1 && k <= len(lines) {
+			keep[k] = true
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		if keep[l.Number] {
+			b.WriteString(text[l.Start:l.TermEnd])
+		}
+	}
+	return b.String()
+}
+
+// parseStatus parses src as lang: clean, with errors, or unchecked when
+// lang is not code or the parser refuses the text.
+func (ev *evaluator) parseStatus(ctx context.Context, lang syntax.Language, src string) evalset.ParseStatus {
+	if !lang.IsCode() {
+		return evalset.ParseUnchecked
+	}
+	tree, err := syntax.Parse(ctx, lang, []byte(src))
+	if err != nil {
+		return evalset.ParseUnchecked
+	}
+	if tree.Errors == 0 {
+		return evalset.ParseClean
+	}
+	return evalset.ParseErrors
+}
