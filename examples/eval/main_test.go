@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/internal/evalset"
+)
+
+const goSrc = `package retry
+
+import (
+	"math"
+	"time"
+)
+
+// Backoff returns the delay before the given attempt.
+func Backoff(attempt int) time.Duration {
+	d := math.Pow(2, float64(attempt))
+	if d > 30 {
+		d = 30
+	}
+	return time.Duration(d) * time.Second
+}
+
+// Unrelated does something else entirely.
+func Unrelated(a, b int) int {
+	s := 0
+	for i := a; i < b; i++ {
+		s += i
+	}
+	return s
+}
+`
+
+const pySrc = `import time
+
+
+class Client:
+    def __init__(self, retries):
+        self.retries = retries
+
+    def backoff(self, attempt):
+        delay = min(30, 2 ** attempt)
+        return delay
+
+    def unrelated(self):
+        total = 0
+        for i in range(10):
+            total += i
+        return total
+`
+
+// writeSet writes a small eval file and returns its path and cases.
+func writeSet(t *testing.T) (string, []evalset.Case) {
+	t.Helper()
+	cases := []evalset.Case{
+		{ID: "o/r@1:retry.go", Lang: "go", Path: "retry.go", Query: "Cap the backoff delay at 30 seconds", Text: goSrc, GoldLines: []int{11, 12}},
+		{ID: "o/r@2:client.py", Lang: "python", Path: "client.py", Query: "compute backoff delay per attempt", Text: pySrc, GoldLines: []int{9}},
+		{ID: "o/r@3:retry.go", Lang: "go", Path: "retry.go", Query: "sum the numbers in Unrelated", Text: goSrc, GoldLines: []int{21}},
+	}
+	var b bytes.Buffer
+	for _, c := range cases {
+		line, err := json.Marshal(c)
+		require.NoError(t, err)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "mini.jsonl")
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	return path, cases
+}
+
+func TestRunReport(t *testing.T) {
+	path, cases := writeSet(t)
+	out := filepath.Join(t.TempDir(), "out.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-ratio", "0.2,0.3", "-json", out, "-workers", "2", path}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	for _, m := range []string{"bm25", "first", "random", "lex+repair", "lex-raw", "recall", "parse_ok", "ms/1Ktok", "== mini  (3 cases, 3 parse-checked)"} {
+		assert.Contains(t, stdout.String(), m)
+	}
+	assert.NotContains(t, stdout.String(), "overall", "one file: no overall table")
+
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var rep report
+	require.NoError(t, json.Unmarshal(data, &rep))
+	require.Len(t, rep.Files, 1)
+	assert.Equal(t, 3, rep.Overall.Cases)
+	assert.Len(t, rep.Overall.Rows, 10, "5 rows × 2 ratios")
+	assert.Len(t, rep.Cases, 3*10)
+
+	byID := map[string]evalset.Case{}
+	for _, c := range cases {
+		byID[c.ID] = c
+	}
+	for _, r := range rep.Cases {
+		c := byID[r.ID]
+		n := evalset.CountLines(c.Text)
+		require.Equal(t, evalset.Budget(r.Ratio, n), r.K)
+		assert.Equal(t, c.Score(r.Kept), r.Metrics, "%s %s", r.Method, r.ID)
+		assert.Positive(t, r.Tokens)
+		switch r.Method {
+		case "bm25":
+			assert.Equal(t, evalset.BM25(c.Query, c.Text, r.K), r.Kept)
+		case "first":
+			assert.Equal(t, evalset.First(n, r.K), r.Kept)
+		case "random":
+			assert.Equal(t, evalset.Random(c.ID, r.Ratio, n, r.K), r.Kept)
+		case "lex+repair":
+			// Repaired output of valid code is valid code.
+			assert.Equal(t, evalset.ParseClean, r.Parse, r.ID)
+			assert.LessOrEqual(t, len(r.Kept), r.K+1, "budget (the library rounds half up)")
+		case "lex-raw":
+			assert.LessOrEqual(t, len(r.Kept), r.K+1)
+		}
+		if r.Method != "lex+repair" {
+			assert.NotEqual(t, evalset.ParseUnchecked, r.Parse, "every original parses")
+		}
+	}
+	// The summary rows are the means of the per-case metrics.
+	var recall float64
+	var nb int
+	for _, r := range rep.Cases {
+		if r.Method == "bm25" && r.Ratio == 0.2 {
+			recall += r.Metrics.Recall
+			nb++
+		}
+	}
+	require.Equal(t, 3, nb)
+	for _, row := range rep.Overall.Rows {
+		if row.Method == "bm25" && row.Ratio == 0.2 {
+			assert.InDelta(t, recall/3, row.Summary.Mean.Recall, 1e-12)
+		}
+	}
+}
+
+func TestRunModelRow(t *testing.T) {
+	tiny := filepath.Join("..", "..", "testdata", "tiny-lamr")
+	if _, err := os.Stat(tiny); err != nil {
+		t.Skip("tiny checkpoint not found")
+	}
+	path, _ := writeSet(t)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-model", tiny, "-methods", "bm25,model+repair", "-workers", "1", path}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	assert.Contains(t, stdout.String(), "lamr+repair")
+	assert.Contains(t, stdout.String(), "bm25")
+	assert.NotContains(t, stdout.String(), "first")
+}
+
+func TestRunErrors(t *testing.T) {
+	path, _ := writeSet(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"bad ratio", []string{"-ratio", "0", path}, exitUsage, "-ratio"},
+		{"ratio not a number", []string{"-ratio", "0.2,x", path}, exitUsage, "-ratio"},
+		{"unknown method", []string{"-methods", "bm26", path}, exitUsage, "unknown row"},
+		{"model row excluded", []string{"-model", "x", "-methods", "bm25", path}, exitUsage, "-model given"},
+		{"bad workers", []string{"-workers", "0", path}, exitUsage, "-workers"},
+		{"unknown flag", []string{"-bogus", path}, exitUsage, "bogus"},
+		{"missing file", []string{filepath.Join(t.TempDir(), "none.jsonl")}, exitRuntime, "none.jsonl"},
+		{"bad model", []string{"-model", t.TempDir(), path}, exitRuntime, "bad checkpoint"},
+		{"bad json out", []string{"-methods", "first", "-json", filepath.Join(t.TempDir(), "no", "such", "dir.json"), path}, exitRuntime, "json"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tc.args, &stdout, &stderr)
+			assert.Equal(t, tc.code, code)
+			assert.Contains(t, stderr.String(), tc.msg)
+		})
+	}
+}
+
+func TestJoinKept(t *testing.T) {
+	text := "a\r\nb\nc"
+	assert.Equal(t, "a\r\nc", joinKept(text, []int{3, 1, 1, 9}))
+	assert.Equal(t, "", joinKept(text, nil))
+	assert.True(t, strings.HasSuffix(joinKept("x\ny\n", []int{2}), "y\n"))
+}
