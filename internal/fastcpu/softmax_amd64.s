@@ -1,0 +1,221 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Vector constants, 8 lanes each: Cephes-style expf (range reduction by
+// ln 2 in two parts, degree-5 polynomial), clamped below at ln(FLT_MIN).
+DATA expc<>+0(SB)/4, $0xc2aeac4f
+DATA expc<>+4(SB)/4, $0xc2aeac4f
+DATA expc<>+8(SB)/4, $0xc2aeac4f
+DATA expc<>+12(SB)/4, $0xc2aeac4f
+DATA expc<>+16(SB)/4, $0xc2aeac4f
+DATA expc<>+20(SB)/4, $0xc2aeac4f
+DATA expc<>+24(SB)/4, $0xc2aeac4f
+DATA expc<>+28(SB)/4, $0xc2aeac4f
+DATA expc<>+32(SB)/4, $0x3fb8aa3b
+DATA expc<>+36(SB)/4, $0x3fb8aa3b
+DATA expc<>+40(SB)/4, $0x3fb8aa3b
+DATA expc<>+44(SB)/4, $0x3fb8aa3b
+DATA expc<>+48(SB)/4, $0x3fb8aa3b
+DATA expc<>+52(SB)/4, $0x3fb8aa3b
+DATA expc<>+56(SB)/4, $0x3fb8aa3b
+DATA expc<>+60(SB)/4, $0x3fb8aa3b
+DATA expc<>+64(SB)/4, $0x3f318000
+DATA expc<>+68(SB)/4, $0x3f318000
+DATA expc<>+72(SB)/4, $0x3f318000
+DATA expc<>+76(SB)/4, $0x3f318000
+DATA expc<>+80(SB)/4, $0x3f318000
+DATA expc<>+84(SB)/4, $0x3f318000
+DATA expc<>+88(SB)/4, $0x3f318000
+DATA expc<>+92(SB)/4, $0x3f318000
+DATA expc<>+96(SB)/4, $0xb95e8083
+DATA expc<>+100(SB)/4, $0xb95e8083
+DATA expc<>+104(SB)/4, $0xb95e8083
+DATA expc<>+108(SB)/4, $0xb95e8083
+DATA expc<>+112(SB)/4, $0xb95e8083
+DATA expc<>+116(SB)/4, $0xb95e8083
+DATA expc<>+120(SB)/4, $0xb95e8083
+DATA expc<>+124(SB)/4, $0xb95e8083
+DATA expc<>+128(SB)/4, $0x39506967
+DATA expc<>+132(SB)/4, $0x39506967
+DATA expc<>+136(SB)/4, $0x39506967
+DATA expc<>+140(SB)/4, $0x39506967
+DATA expc<>+144(SB)/4, $0x39506967
+DATA expc<>+148(SB)/4, $0x39506967
+DATA expc<>+152(SB)/4, $0x39506967
+DATA expc<>+156(SB)/4, $0x39506967
+DATA expc<>+160(SB)/4, $0x3ab743ce
+DATA expc<>+164(SB)/4, $0x3ab743ce
+DATA expc<>+168(SB)/4, $0x3ab743ce
+DATA expc<>+172(SB)/4, $0x3ab743ce
+DATA expc<>+176(SB)/4, $0x3ab743ce
+DATA expc<>+180(SB)/4, $0x3ab743ce
+DATA expc<>+184(SB)/4, $0x3ab743ce
+DATA expc<>+188(SB)/4, $0x3ab743ce
+DATA expc<>+192(SB)/4, $0x3c088908
+DATA expc<>+196(SB)/4, $0x3c088908
+DATA expc<>+200(SB)/4, $0x3c088908
+DATA expc<>+204(SB)/4, $0x3c088908
+DATA expc<>+208(SB)/4, $0x3c088908
+DATA expc<>+212(SB)/4, $0x3c088908
+DATA expc<>+216(SB)/4, $0x3c088908
+DATA expc<>+220(SB)/4, $0x3c088908
+DATA expc<>+224(SB)/4, $0x3d2aa9c1
+DATA expc<>+228(SB)/4, $0x3d2aa9c1
+DATA expc<>+232(SB)/4, $0x3d2aa9c1
+DATA expc<>+236(SB)/4, $0x3d2aa9c1
+DATA expc<>+240(SB)/4, $0x3d2aa9c1
+DATA expc<>+244(SB)/4, $0x3d2aa9c1
+DATA expc<>+248(SB)/4, $0x3d2aa9c1
+DATA expc<>+252(SB)/4, $0x3d2aa9c1
+DATA expc<>+256(SB)/4, $0x3e2aaaaa
+DATA expc<>+260(SB)/4, $0x3e2aaaaa
+DATA expc<>+264(SB)/4, $0x3e2aaaaa
+DATA expc<>+268(SB)/4, $0x3e2aaaaa
+DATA expc<>+272(SB)/4, $0x3e2aaaaa
+DATA expc<>+276(SB)/4, $0x3e2aaaaa
+DATA expc<>+280(SB)/4, $0x3e2aaaaa
+DATA expc<>+284(SB)/4, $0x3e2aaaaa
+DATA expc<>+288(SB)/4, $0x3f000000
+DATA expc<>+292(SB)/4, $0x3f000000
+DATA expc<>+296(SB)/4, $0x3f000000
+DATA expc<>+300(SB)/4, $0x3f000000
+DATA expc<>+304(SB)/4, $0x3f000000
+DATA expc<>+308(SB)/4, $0x3f000000
+DATA expc<>+312(SB)/4, $0x3f000000
+DATA expc<>+316(SB)/4, $0x3f000000
+DATA expc<>+320(SB)/4, $0x3f800000
+DATA expc<>+324(SB)/4, $0x3f800000
+DATA expc<>+328(SB)/4, $0x3f800000
+DATA expc<>+332(SB)/4, $0x3f800000
+DATA expc<>+336(SB)/4, $0x3f800000
+DATA expc<>+340(SB)/4, $0x3f800000
+DATA expc<>+344(SB)/4, $0x3f800000
+DATA expc<>+348(SB)/4, $0x3f800000
+DATA expc<>+352(SB)/4, $0xff800000
+DATA expc<>+356(SB)/4, $0xff800000
+DATA expc<>+360(SB)/4, $0xff800000
+DATA expc<>+364(SB)/4, $0xff800000
+DATA expc<>+368(SB)/4, $0xff800000
+DATA expc<>+372(SB)/4, $0xff800000
+DATA expc<>+376(SB)/4, $0xff800000
+DATA expc<>+380(SB)/4, $0xff800000
+DATA expc<>+384(SB)/4, $127
+DATA expc<>+388(SB)/4, $127
+DATA expc<>+392(SB)/4, $127
+DATA expc<>+396(SB)/4, $127
+DATA expc<>+400(SB)/4, $127
+DATA expc<>+404(SB)/4, $127
+DATA expc<>+408(SB)/4, $127
+DATA expc<>+412(SB)/4, $127
+GLOBL expc<>(SB), RODATA|NOPTR, $416
+
+// func expSubSumAVX2(x *float32, n int, mx float32) float32
+//
+// x[i] = exp(x[i] - mx) for i < n (n a multiple of 8, x[i] <= mx);
+// returns the sum of the new values.
+TEXT ·expSubSumAVX2(SB), NOSPLIT, $0-28
+	MOVQ x+0(FP), DI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS mx+16(FP), Y15
+	VXORPS Y14, Y14, Y14
+	VMOVUPS expc<>+32(SB), Y11
+	VMOVUPS expc<>+128(SB), Y8
+	VMOVUPS expc<>+160(SB), Y7
+	VMOVUPS expc<>+192(SB), Y6
+	VMOVUPS expc<>+224(SB), Y5
+	VMOVUPS expc<>+256(SB), Y4
+	VMOVUPS expc<>+288(SB), Y3
+	VMOVUPS expc<>+320(SB), Y2
+	TESTQ CX, CX
+	JZ   expdone
+
+exploop:
+	VMOVUPS (DI), Y0
+	VSUBPS Y15, Y0, Y0
+	VMAXPS expc<>+0(SB), Y0, Y0
+	VMULPS Y11, Y0, Y1
+	VROUNDPS $0, Y1, Y1
+	VFNMADD231PS expc<>+64(SB), Y1, Y0
+	VFNMADD231PS expc<>+96(SB), Y1, Y0
+	VMULPS Y0, Y0, Y13
+	VMOVAPS Y8, Y12
+	VFMADD213PS Y7, Y0, Y12
+	VFMADD213PS Y6, Y0, Y12
+	VFMADD213PS Y5, Y0, Y12
+	VFMADD213PS Y4, Y0, Y12
+	VFMADD213PS Y3, Y0, Y12
+	VFMADD213PS Y0, Y13, Y12
+	VADDPS Y2, Y12, Y12
+	VCVTPS2DQ Y1, Y1
+	VPADDD expc<>+384(SB), Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y1, Y12, Y12
+	VMOVUPS Y12, (DI)
+	VADDPS Y12, Y14, Y14
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ  exploop
+
+expdone:
+	VEXTRACTF128 $1, Y14, X0
+	VADDPS X14, X0, X0
+	VPERMILPS $0x4E, X0, X1
+	VADDPS X1, X0, X0
+	VPERMILPS $0xB1, X0, X1
+	VADDPS X1, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func scaleMaxAVX2(x *float32, n int, scale float32) float32
+//
+// x[i] *= scale for i < n (n a multiple of 8); returns the maximum (-Inf
+// when n is 0).
+TEXT ·scaleMaxAVX2(SB), NOSPLIT, $0-28
+	MOVQ x+0(FP), DI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS scale+16(FP), Y15
+	VMOVUPS expc<>+352(SB), Y14
+	TESTQ CX, CX
+	JZ   maxdone
+
+maxloop:
+	VMULPS (DI), Y15, Y0
+	VMOVUPS Y0, (DI)
+	VMAXPS Y0, Y14, Y14
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ  maxloop
+
+maxdone:
+	VEXTRACTF128 $1, Y14, X0
+	VMAXPS X14, X0, X0
+	VPERMILPS $0x4E, X0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0xB1, X0, X1
+	VMAXPS X1, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func mulAVX2(x *float32, n int, f float32)
+//
+// x[i] *= f for i < n (n a multiple of 8).
+TEXT ·mulAVX2(SB), NOSPLIT, $0-20
+	MOVQ x+0(FP), DI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS f+16(FP), Y15
+	TESTQ CX, CX
+	JZ   muldone
+
+mulloop:
+	VMULPS (DI), Y15, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ  mulloop
+
+muldone:
+	VZEROUPPER
+	RET
