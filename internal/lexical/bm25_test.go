@@ -205,3 +205,38 @@ func TestBM25Properties(t *testing.T) {
 	}
 	assert.Empty(t, lexical.BM25("retry", nil))
 }
+
+// FuzzTokens checks that pieces partition the ASCII alphanumerics of any
+// input: joined, they give back those characters, lowercased, in order; and
+// that query tokens are a duplicate-free subset of them.
+func FuzzTokens(f *testing.F) {
+	for _, s := range []string{"", "HTTPServer", "parseHTTPRequest_v2", "a1B2cD", "\xff\x00ABCdef9", "ÄpfelÖl"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var alnum strings.Builder
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			switch {
+			case 'A' <= c && c <= 'Z':
+				alnum.WriteByte(c + 'a' - 'A')
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+				alnum.WriteByte(c)
+			}
+		}
+		toks := lexical.Tokens(s)
+		require.Equal(t, alnum.String(), strings.Join(toks, ""))
+		all := map[string]bool{}
+		for _, tok := range toks {
+			require.NotEmpty(t, tok)
+			all[tok] = true
+		}
+		seen := map[string]bool{}
+		for _, q := range lexical.QueryTokens(s) {
+			require.True(t, all[q], q)
+			require.False(t, seen[q], q)
+			require.GreaterOrEqual(t, len(q), 2)
+			seen[q] = true
+		}
+	})
+}
