@@ -57,6 +57,17 @@ func FuzzRepairRender(f *testing.F) {
 		assertKeptVerbatim(t, text, res.Keep, out)
 		plain := Render(text, lang, keep)
 		assertKeptVerbatim(t, text, keep, plain)
+		// Adding the kept lines one by one must end where Repair does.
+		sel := a.NewSelection()
+		for i := n - 1; i >= 0; i-- {
+			if keep[i] {
+				_, err := sel.Add(ctx, i)
+				require.NoError(t, err)
+			}
+		}
+		base, err := a.Repair(ctx, keep)
+		require.NoError(t, err)
+		require.Equal(t, base.Keep, sel.Result().Keep)
 		if n > 0 {
 			c, err := a.Closure(ctx, int(pick)%n)
 			require.NoError(t, err)

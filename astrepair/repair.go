@@ -348,7 +348,9 @@ func (sel *Selection) promote(ctx context.Context, s *state, line int32) error {
 // Result returns a copy of the selection as a repaired mask; Added counts
 // the lines kept for repair rather than chosen.
 func (sel *Selection) Result() Result {
-	res := Result{Keep: append([]bool(nil), sel.s.keep...), Reason: append([]Reason(nil), sel.s.reason...)}
+	res := Result{Keep: make([]bool, len(sel.s.keep)), Reason: make([]Reason, len(sel.s.reason))}
+	copy(res.Keep, sel.s.keep)
+	copy(res.Reason, sel.s.reason)
 	for _, r := range res.Reason {
 		if r.Added() {
 			res.Added++
