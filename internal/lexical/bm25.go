@@ -42,39 +42,34 @@ func bm25(query string, n int, line func(i int) string) (scores []float64, cover
 	if len(qt) == 0 || n == 0 {
 		return scores, 0
 	}
-	index := make(map[string]int32, len(qt))
-	// lenMask has bit l set when some query piece has length l (capped at
-	// 63), so most text pieces are rejected without lowercasing or hashing.
-	var lenMask uint64
+	// Query pieces by length: a text piece is compared (ASCII case-folded,
+	// in place) only with the few query pieces of its length, which is
+	// cheaper than lowercasing and hashing every piece of a megabyte.
+	var byLen [64][]int32
 	for i, t := range qt {
-		index[t] = int32(i)
-		lenMask |= 1 << min(len(t), 63)
+		l := min(len(t), 63)
+		byLen[l] = append(byLen[l], int32(i))
 	}
-
 	dl := make([]int32, n)
 	off := make([]int32, n+1)
 	var entries []tfEntry
 	counts := make([]int32, len(qt))
 	var touched []int32
-	var buf []byte
 	var total int64
 	for i := 0; i < n; i++ {
 		off[i] = int32(len(entries))
 		var pieces int32
 		forEachPiece(line(i), func(p string) {
 			pieces++
-			if lenMask&(1<<min(len(p), 63)) == 0 {
-				return
+			for _, q := range byLen[min(len(p), 63)] {
+				if equalFold(p, qt[q]) {
+					if counts[q] == 0 {
+						touched = append(touched, q)
+					}
+					counts[q]++
+					return
+				}
 			}
-			buf = lower(buf, p)
-			q, ok := index[string(buf)]
-			if !ok {
-				return
-			}
-			if counts[q] == 0 {
-				touched = append(touched, q)
-			}
-			counts[q]++
 		})
 		dl[i] = pieces
 		total += int64(pieces)
@@ -125,6 +120,24 @@ func bm25(query string, n int, line func(i int) string) (scores []float64, cover
 		scores[i] = s
 	}
 	return scores, float64(present) / float64(len(qt))
+}
+
+// equalFold reports whether piece, ASCII-lowercased, equals the lowercase
+// token tok.
+func equalFold(piece, tok string) bool {
+	if len(piece) != len(tok) {
+		return false
+	}
+	for i := 0; i < len(piece); i++ {
+		c := piece[i]
+		if isUpper(c) {
+			c += 'a' - 'A'
+		}
+		if c != tok[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // sortInt32s sorts a short slice in place (insertion sort: a line touches
