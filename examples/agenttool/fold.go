@@ -18,7 +18,8 @@
 //   - kept lines are verbatim and keep their original line numbers
 //     (nl -ba style on request); every folded run says which lines it hides;
 //   - error lines (ERROR, FAIL, panic, Traceback, exception, exit code
-//     lines), the last lines of the output and exit codes are never folded;
+//     lines), the last line, and the last lines of logs and other non-code
+//     output are never folded;
 //   - any failure falls back to the original output, with the reason
 //     appended (fail open).
 package agenttool
@@ -85,8 +86,9 @@ func WithMinChars(n int) Option {
 	}
 }
 
-// WithTailLines sets how many last lines are never folded (default
-// DefaultTailLines): the tail of a log holds the verdict.
+// WithTailLines sets how many last lines of non-code output (logs, command
+// and search output) are never folded (default DefaultTailLines): the tail
+// of a log holds the verdict. Source code keeps only its last line.
 func WithTailLines(n int) Option {
 	return func(c *config) error {
 		if n < 0 {
@@ -238,11 +240,15 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 	for i, l := range res.Lines {
 		keep[i] = l.Kept
 	}
+	tail := f.cfg.tailLines
+	if res.Language != "" {
+		tail = 0 // source code: its end is no verdict, unlike a log's
+	}
 	for i, l := range lines {
 		if keep[i] {
 			continue
 		}
-		if i >= len(lines)-f.cfg.tailLines || f.mustKeep(output[l.Start:l.End]) {
+		if i >= len(lines)-tail || f.mustKeep(output[l.Start:l.End]) {
 			keep[i] = true
 			out.ForcedLines++
 		}

@@ -217,3 +217,32 @@ func TestOptionsValidate(t *testing.T) {
 	_, err := NewFolder(nil)
 	assert.Error(t, err)
 }
+
+// TestFoldLexical prunes a source file with the library's lexical scorer,
+// whose choices follow the words of the question: the retry lines stay,
+// unrelated code folds, and the line numbers are the file's.
+func TestFoldLexical(t *testing.T) {
+	p, err := pruner.Load(context.Background(), "", pruner.WithScorer(pruner.ScorerLexical))
+	require.NoError(t, err)
+	f, err := NewFolder(p)
+	require.NoError(t, err)
+	o := f.Fold(context.Background(), "how many retries and how long is the sleep between attempts?", pySource,
+		FileName("retry.py"), LineNumbers(true))
+	require.NoError(t, o.Err)
+	require.True(t, o.Pruned)
+	src := strings.Split(pySource, "\n")
+	kept := map[int]bool{}
+	for _, l := range strings.Split(o.Text, "\n")[1:] {
+		var n int
+		if _, err := fmt.Sscanf(l, "%6d\t", &n); err == nil {
+			kept[n] = true
+			assert.Equal(t, fmt.Sprintf("%6d\t%s", n, src[n-1]), l, "verbatim with its number")
+		}
+	}
+	for _, n := range []int{3, 11, 14, 18, 26} {
+		assert.True(t, kept[n], "line %d: %s", n, src[n-1])
+	}
+	assert.False(t, kept[22], "unrelated _send body folds")
+	assert.Less(t, o.KeptLines, o.Lines)
+	assert.Contains(t, o.Text, "lines folded (")
+}

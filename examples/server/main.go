@@ -3,6 +3,7 @@
 // unchanged, plus a native endpoint with the library's full result:
 //
 //	server -model ./checkpoint -addr :8000
+//	server -scorer lexical            # no model: the BM25 baseline, same API
 //
 //	GET  /health     {"status":"healthy","model_loaded":true,"scorer":"swe-pruner"}
 //	POST /prune      {"query","code","threshold","always_keep_first_frags","chunk_overlap_tokens"}
@@ -44,7 +45,7 @@ func main() {
 }
 
 type flags struct {
-	model, addr                                     string
+	model, addr, scorer                             string
 	maxBody                                         int64
 	maxLength, maxConcurrent                        int
 	timeout, readTimeout, writeTimeout, idleTimeout time.Duration
@@ -55,7 +56,8 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout; required)")
+	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout; empty: the built-in default scorer)")
+	fs.StringVar(&f.scorer, "scorer", "", "scorer: auto (the checkpoint, else the built-in default) or lexical (BM25 baseline)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "listen address")
 	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413)")
 	fs.IntVar(&f.maxLength, "max-length", 8192, "model window length in tokens (the SWE-Pruner service uses 8192)")
@@ -70,9 +72,6 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if f.model == "" {
-		return nil, errors.New("-model is required")
 	}
 	if f.writeTimeout == 0 {
 		f.writeTimeout = f.timeout + 30*time.Second
@@ -91,7 +90,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	p, err := pruner.Load(ctx, f.model, pruner.WithMaxLength(f.maxLength))
+	p, err := pruner.Load(ctx, f.model, pruner.WithMaxLength(f.maxLength), pruner.WithScorer(f.scorer))
 	if err != nil {
 		return err
 	}

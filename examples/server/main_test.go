@@ -23,7 +23,7 @@ func TestParse(t *testing.T) {
 		wantErr bool
 		check   func(t *testing.T, f *flags)
 	}{
-		{"model required", nil, true, nil},
+		{"no model: built-in default", nil, false, func(t *testing.T, f *flags) { assert.Equal(t, "", f.model) }},
 		{"stray argument", []string{"-model", "m", "extra"}, true, nil},
 		{"unknown flag", []string{"-model", "m", "-nope"}, true, nil},
 		{"defaults", []string{"-model", "m"}, false, func(t *testing.T, f *flags) {

@@ -15,7 +15,7 @@ import (
 )
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"-nope"}, {"-model", "../../../../testdata/tiny-swepruner", "-root", "/does/not/exist"}} {
+	for _, args := range [][]string{{"-nope"}, {"-scorer", "magic"}, {"stray"}, {"-model", "../../../../testdata/tiny-swepruner", "-root", "/does/not/exist"}} {
 		err := run(context.Background(), args, nil, io.Discard, io.Discard)
 		assert.Error(t, err, "%q", args)
 	}

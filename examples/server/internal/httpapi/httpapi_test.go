@@ -268,3 +268,39 @@ func TestNative(t *testing.T) {
 		})
 	}
 }
+
+// TestLexicalScorer serves the built-in lexical scorer (no checkpoint): the
+// same API, labelled as such, keeping the lines that share the query's
+// words.
+func TestLexicalScorer(t *testing.T) {
+	p, err := pruner.Load(context.Background(), "", pruner.WithScorer(pruner.ScorerLexical))
+	require.NoError(t, err)
+	h, err := New(p, Config{})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	resp, err := http.Get(srv.URL + "/health")
+	require.NoError(t, err)
+	var health map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&health))
+	resp.Body.Close()
+	assert.Equal(t, "lexical", health["scorer"])
+
+	code := "def add(a, b):\n    return a + b\n\n\ndef subtract(a, b):\n    return a - b\n\n\ndef multiply(a, b):\n    return a * b\n"
+	status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "subtract", "text": code})
+	require.Equal(t, http.StatusOK, status, string(body))
+	var got NativeResponse
+	require.NoError(t, json.Unmarshal(body, &got))
+	assert.Equal(t, "lexical", got.Scorer)
+	assert.Contains(t, got.KeptLines, 5)
+	assert.NotContains(t, got.KeptLines, 1)
+	assert.NotContains(t, got.KeptLines, 9)
+
+	status, body = post(t, srv.URL+"/prune", map[string]any{"query": "subtract", "code": code})
+	require.Equal(t, http.StatusOK, status, string(body))
+	var compat PruneResponse
+	require.NoError(t, json.Unmarshal(body, &compat))
+	assert.Contains(t, compat.PrunedCode, "def subtract(a, b):")
+	assert.NotContains(t, compat.PrunedCode, "def multiply(a, b):")
+}
