@@ -33,7 +33,7 @@ type attnPlan struct {
 	rowB, rowM []int32
 	rowMask    []int32 // index into maskRows
 	maskRows   []int   // distinct mask row offsets
-	maskStep   int // stride of the mask along the key axis (0: broadcast)
+	maskStep   int     // stride of the mask along the key axis (0: broadcast)
 	blocks     []attnBlock
 	gemm       *Gemm // single-threaded; blocks run in parallel
 }

@@ -2,6 +2,7 @@ package fastcpu
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
@@ -26,6 +27,19 @@ func init() {
 type Backend struct {
 	backends.Backend // the simplego backend: buffers, capabilities, devices
 	gemm             *Gemm
+	fusedAttention   atomic.Int64
+	nativeProducts   atomic.Int64
+}
+
+// Stats counts what this backend's compilations lowered natively.
+type Stats struct {
+	FusedAttention int64 // masked-softmax attention blocks fused
+	NativeProducts int64 // float32 DotGenerals run on Gemm (outside fusions)
+}
+
+// Stats returns the counts over all graphs compiled by b so far.
+func (b *Backend) Stats() Stats {
+	return Stats{FusedAttention: b.fusedAttention.Load(), NativeProducts: b.nativeProducts.Load()}
 }
 
 var _ backends.Backend = (*Backend)(nil)

@@ -290,6 +290,11 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		case kindParam:
 			continue
 		case kindDot, kindAttn:
+			if n.kind == kindDot {
+				b.backend.nativeProducts.Add(1)
+			} else {
+				b.backend.fusedAttention.Add(1)
+			}
 			for _, in := range n.inputs {
 				export(in)
 			}

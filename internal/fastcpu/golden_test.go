@@ -103,4 +103,8 @@ func TestGoldensOnFastgo(t *testing.T) {
 			}
 		})
 	}
+	st := backend.Stats()
+	t.Logf("fastgo lowered %d products and fused %d attention blocks", st.NativeProducts, st.FusedAttention)
+	require.Positive(t, st.FusedAttention, "no attention was fused: the fast path did not run")
+	require.Positive(t, st.NativeProducts)
 }
