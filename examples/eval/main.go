@@ -177,6 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eval: %v\n", err)
 		return exitRuntime
 	}
+	ev.progress = stderr
 	start := time.Now()
 	rep, err := ev.evaluate(ctx, files)
 	if err != nil {
@@ -284,6 +285,9 @@ type evaluator struct {
 	lexRaw  map[float64]*pruner.Pruner // by ratio, repair off
 	model   map[float64]*pruner.Pruner
 	kind    string
+	// progress, when not nil, receives a line every 10 model cases (the
+	// model rows can take minutes).
+	progress io.Writer
 }
 
 func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
@@ -320,6 +324,24 @@ func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
 	return ev, nil
 }
 
+// warmUp runs every library pruner once, untimed, so that one-time costs
+// (tokenizer tables, the model's first graph compilation) do not land on the
+// first case's wall time.
+func (ev *evaluator) warmUp(ctx context.Context, c evalset.Case) {
+	var ps []*pruner.Pruner
+	for _, m := range []map[float64]*pruner.Pruner{ev.lexical, ev.lexRaw, ev.model} {
+		for _, r := range ev.f.ratios {
+			if p := m[r]; p != nil {
+				ps = append(ps, p)
+			}
+		}
+	}
+	for _, p := range ps {
+		// Errors surface again, with context, when the case is run.
+		_, _ = p.Prune(ctx, c.Query, c.Text)
+	}
+}
+
 // job is one case of one file.
 type job struct {
 	file string
@@ -340,6 +362,9 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 		}
 	}
 	out := make([]caseOutcome, len(jobs))
+	if len(jobs) > 0 {
+		ev.warmUp(ctx, jobs[0].c)
+	}
 	// Lexical and baseline rows in parallel; model rows afterwards, one
 	// case at a time, since the model already uses every core.
 	if err := forEach(ctx, len(jobs), ev.f.workers, func(i int) error {
@@ -356,6 +381,9 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 				return nil, err
 			}
 			out[i].results = append(out[i].results, o.results...)
+			if ev.progress != nil && ((i+1)%10 == 0 || i+1 == len(jobs)) {
+				fmt.Fprintf(ev.progress, "eval: model %d/%d cases\n", i+1, len(jobs))
+			}
 		}
 	}
 
