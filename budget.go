@@ -2,6 +2,7 @@ package pruner
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 
@@ -37,9 +38,31 @@ func (p *Pruner) budgetCost(text string, lines []chunk.Line, ts *tokenScores) (l
 	return max(1, int(math.Ceil(float64(len(toks))/b.ratio))), cost
 }
 
-// repairFunc returns the repaired form of a keep mask (the mask itself when
-// there is no repair pass).
-type repairFunc func(keep []bool) ([]bool, error)
+// selector grows a repaired selection one chosen line at a time: cost
+// says which lines choosing line would newly keep (line included), add
+// chooses it. astrepair.Selection is one; plainSelector (no repair) another.
+type selector interface {
+	Cost(ctx context.Context, line int) ([]int, error)
+	Add(ctx context.Context, line int) ([]int, error)
+}
+
+// plainSelector keeps exactly the chosen lines.
+type plainSelector struct{ kept []bool }
+
+func (s plainSelector) Cost(_ context.Context, line int) ([]int, error) {
+	if s.kept[line] {
+		return nil, nil
+	}
+	return []int{line}, nil
+}
+
+func (s plainSelector) Add(_ context.Context, line int) ([]int, error) {
+	if s.kept[line] {
+		return nil, nil
+	}
+	s.kept[line] = true
+	return []int{line}, nil
+}
 
 // budgetOutcome says how a budget selection went.
 type budgetOutcome int
@@ -50,34 +73,38 @@ const (
 	budgetExceeded                 // the always-keep lines alone exceed the budget
 )
 
-// selectByBudget chooses model lines in order of descending score (ties to
-// the earlier line) and accepts a line when the repaired selection with it
-// still costs at most limit, so the output never exceeds the budget. model
-// holds the lines already kept (always-keep) on entry and the chosen lines
-// on return; final is the repaired selection. When not even one line fits
-// with its repair, the best lines that fit on their own are kept unrepaired
-// (budgetUnrepaired): a readable output cannot be had within that budget,
-// and an empty one helps nobody. Lines without a scored character, or with
-// score 0, are never chosen on their own.
-func selectByBudget(scores []float64, covered, keep []bool, cost []int, limit int, repair repairFunc) (final []bool, outcome budgetOutcome, err error) {
-	model := slices.Clone(keep)
-	defer func() { copy(keep, model) }()
-	if repair == nil {
-		repair = func(k []bool) ([]bool, error) { return k, nil }
+// selectByBudget chooses lines in order of descending score (ties to the
+// earlier line) and accepts a line when what it newly keeps, repair
+// included, still fits within limit, so the output never exceeds the
+// budget. keep holds the lines already kept (always-keep) on entry and the
+// chosen lines on return; final is the repaired selection. When not even
+// one line fits with its repair, the best lines that fit on their own are
+// kept unrepaired (budgetUnrepaired): a readable output cannot be had within
+// that budget, and an empty one helps nobody. Lines without a scored
+// character, or with score 0, are never chosen on their own.
+func selectByBudget(ctx context.Context, scores []float64, covered, keep []bool, cost []int, limit int, sel selector) (final []bool, outcome budgetOutcome, err error) {
+	final = make([]bool, len(keep))
+	if sel == nil {
+		sel = plainSelector{kept: slices.Clone(final)}
 	}
-	total := func(k []bool) int {
-		c := 0
-		for i, on := range k {
-			if on {
-				c += cost[i]
+	used := 0
+	take := func(lines []int) {
+		for _, j := range lines {
+			if !final[j] {
+				final[j] = true
+				used += cost[j]
 			}
 		}
-		return c
 	}
-	if final, err = repair(slices.Clone(model)); err != nil {
-		return nil, budgetMet, err
+	for i, k := range keep {
+		if k {
+			added, err := sel.Add(ctx, i)
+			if err != nil {
+				return nil, budgetMet, err
+			}
+			take(append(added, i))
+		}
 	}
-	used := total(final)
 	if used > limit {
 		return final, budgetExceeded, nil
 	}
@@ -85,7 +112,7 @@ func selectByBudget(scores []float64, covered, keep []bool, cost []int, limit in
 	for i := range scores {
 		// A zero score is no evidence of relevance: such lines only come
 		// in through repair, never to fill a budget.
-		if covered[i] && !model[i] && scores[i] > 0 {
+		if covered[i] && !keep[i] && scores[i] > 0 {
 			order = append(order, i)
 		}
 	}
@@ -98,16 +125,26 @@ func selectByBudget(scores []float64, covered, keep []bool, cost []int, limit in
 		if final[i] || used+cost[i] > limit {
 			continue // already in the output, or too expensive even alone
 		}
-		trial := slices.Clone(model)
-		trial[i] = true
-		repaired, err := repair(trial)
+		lines, err := sel.Cost(ctx, i)
 		if err != nil {
 			return nil, budgetMet, err
 		}
-		if c := total(repaired); c <= limit {
-			model, final, used = trial, repaired, c
-			chosen++
+		c := 0
+		for _, j := range lines {
+			if !final[j] {
+				c += cost[j]
+			}
 		}
+		if used+c > limit {
+			continue
+		}
+		added, err := sel.Add(ctx, i)
+		if err != nil {
+			return nil, budgetMet, err
+		}
+		take(append(added, i))
+		keep[i] = true
+		chosen++
 	}
 	if chosen > 0 || len(order) == 0 {
 		return final, budgetMet, nil
@@ -115,7 +152,7 @@ func selectByBudget(scores []float64, covered, keep []bool, cost []int, limit in
 	// Nothing fits with its repair: take the best lines as they are.
 	for _, i := range order {
 		if !final[i] && used+cost[i] <= limit {
-			model[i], final[i] = true, true
+			keep[i], final[i] = true, true
 			used += cost[i]
 			chosen++
 		}

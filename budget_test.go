@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,20 +13,31 @@ import (
 	"github.com/prunekit/pruner/chunk"
 )
 
-// closureRepair simulates a repair pass: every kept line pulls in its
+// closureSelector simulates a repair pass: every chosen line pulls in its
 // closure lines (one hop, like a scope header).
-func closureRepair(closures map[int][]int) repairFunc {
-	return func(k []bool) ([]bool, error) {
-		out := append([]bool(nil), k...)
-		for i, on := range k {
-			if on {
-				for _, j := range closures[i] {
-					out[j] = true
-				}
-			}
+type closureSelector struct {
+	closures map[int][]int
+	kept     []bool
+}
+
+func (s *closureSelector) lines(line int) []int {
+	var out []int
+	for _, j := range append([]int{line}, s.closures[line]...) {
+		if !s.kept[j] && !slices.Contains(out, j) {
+			out = append(out, j)
 		}
-		return out, nil
 	}
+	return out
+}
+
+func (s *closureSelector) Cost(_ context.Context, line int) ([]int, error) { return s.lines(line), nil }
+
+func (s *closureSelector) Add(_ context.Context, line int) ([]int, error) {
+	out := s.lines(line)
+	for _, j := range out {
+		s.kept[j] = true
+	}
+	return out, nil
 }
 
 func TestSelectByBudget(t *testing.T) {
@@ -70,11 +82,11 @@ func TestSelectByBudget(t *testing.T) {
 			}
 			keep := make([]bool, n)
 			copy(keep, tc.pre)
-			var fix repairFunc
+			var sel selector
 			if tc.repair {
-				fix = closureRepair(closures)
+				sel = &closureSelector{closures: closures, kept: make([]bool, n)}
 			}
-			final, outcome, err := selectByBudget(tc.scores, covered, keep, tc.cost, tc.limit, fix)
+			final, outcome, err := selectByBudget(context.Background(), tc.scores, covered, keep, tc.cost, tc.limit, sel)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, final)
 			assert.Equal(t, tc.outcome, outcome)
@@ -105,14 +117,16 @@ func TestSelectByBudgetNeverExceeds(t *testing.T) {
 			keep[0] = true
 		}
 		limit := r.Intn(40)
-		final, outcome, err := selectByBudget(scores, covered, keep, cost, limit, closureRepair(closures))
+		pre := slices.Clone(keep)
+		sel := &closureSelector{closures: closures, kept: make([]bool, n)}
+		final, outcome, err := selectByBudget(context.Background(), scores, covered, keep, cost, limit, sel)
 		require.NoError(t, err)
 		used := 0
 		for i, on := range final {
 			if on {
 				used += cost[i]
 			}
-			if keep[i] {
+			if keep[i] || pre[i] {
 				require.True(t, on, "chosen line %d missing from the output", i)
 			}
 		}

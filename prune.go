@@ -149,16 +149,13 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	repair := p.cfg.repair && a != nil && lang != syntax.Text
 	var repaired []bool // the final mask when a budget already repaired it
 	if p.cfg.budget.set() {
-		var fix repairFunc
+		var sel selector
 		if repair {
-			fix = func(k []bool) ([]bool, error) {
-				r, err := a.Repair(ctx, k)
-				return r.Keep, err
-			}
+			sel = a.NewSelection()
 		}
 		limit, cost := p.budgetCost(text, lines, ts)
 		var outcome budgetOutcome
-		repaired, outcome, err = selectByBudget(scores, covered, keep, cost, limit, fix)
+		repaired, outcome, err = selectByBudget(ctx, scores, covered, keep, cost, limit, sel)
 		if err != nil {
 			return nil, fmt.Errorf("pruner: budget: %w", err)
 		}
@@ -186,7 +183,11 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		if err != nil {
 			return nil, fmt.Errorf("pruner: repair: %w", err)
 		}
-		for i, k := range rep.Keep {
+		final := rep.Keep
+		if repaired != nil {
+			final = repaired // the budget's selection is what fits; Repair only names reasons
+		}
+		for i, k := range final {
 			if k && !keep[i] {
 				keep[i] = true
 				res.Lines[i].Reason = repairReason(rep.Reason[i])
@@ -290,5 +291,5 @@ func repairReason(r astrepair.Reason) Reason {
 	case astrepair.ReasonReturn:
 		return ReasonReturn
 	}
-	return Reason(r.String())
+	return ReasonRepair
 }

@@ -18,6 +18,7 @@ const (
 	ReasonBracket    Reason = "bracket"    // closing line of a bracket group, block or string a kept line opens
 	ReasonStatement  Reason = "statement"  // rest of a multi-line statement a kept line is part of
 	ReasonReturn     Reason = "return"     // a kept function's trivial return
+	ReasonRepair     Reason = "repair"     // added by repair for another reason
 )
 
 // Line is the decision for one input line.
