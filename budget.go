@@ -18,7 +18,7 @@ func (p *Pruner) budgetCost(text string, lines []chunk.Line, ts *tokenScores) (l
 		for i := range cost {
 			cost[i] = 1
 		}
-		return max(1, int(math.Round(b.lines*float64(len(lines))))), cost
+		return max(1, int(math.RoundToEven(b.lines*float64(len(lines))))), cost
 	}
 	toks := ts.textToks
 	if toks == nil {

@@ -152,7 +152,7 @@ func TestBudgets(t *testing.T) {
 				model++
 			}
 		}
-		assert.Equal(t, max(1, int(math.Round(f*float64(n)))), model, "line budget %v", f)
+		assert.Equal(t, max(1, int(math.RoundToEven(f*float64(n)))), model, "line budget %v", f)
 	}
 	q, err := p.With(WithTokenBudget(20), WithRepair(false))
 	require.NoError(t, err)

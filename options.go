@@ -250,8 +250,8 @@ func WithCompression(x float64) Option {
 }
 
 // WithLineBudget replaces the threshold by a budget of max(1, round(f·n))
-// of the text's n lines, taken by score with their repair cost (the eval
-// sets compare methods this way).
+// of the text's n lines (round half to even, as the eval sets' baselines),
+// taken by score with their repair cost.
 func WithLineBudget(f float64) Option {
 	return func(c *config) error {
 		if math.IsNaN(f) || f <= 0 || f > 1 {

@@ -11,8 +11,9 @@
 //	   "left_token_cnt", "model_input_token_cnt", "error_msg"}
 //
 // pruned_code, kept_frags, score and the token counts are those of the
-// service (pruner.WithSWEPrunerCompat). token_scores is always an empty
-// list: the library does not expose per-token scores.
+// service (pruner.WithSWEPrunerCompat). token_scores lists [token text,
+// score] pairs of the merged per-token scores (empty for the lexical
+// scorer, which scores lines).
 //
 // Errors are JSON objects {"error_msg": "..."} with status 400 (malformed
 // JSON, missing query or code, invalid option), 413 (body over the limit),
@@ -156,8 +157,7 @@ type PruneResponse struct {
 	Score float64 `json:"score"`
 	// PrunedCode is the service's rendering: kept lines, "(filtered N lines)".
 	PrunedCode string `json:"pruned_code"`
-	// TokenScores holds [token, score] pairs in the service; always empty
-	// here (the library keeps token scores internal).
+	// TokenScores holds [token text, score] pairs, in text order.
 	TokenScores [][]any `json:"token_scores"`
 	// KeptFrags lists the kept 1-based lines (Python splitlines numbering),
 	// gap-filled lines included.
@@ -213,10 +213,13 @@ func (h *Handler) prune(w http.ResponseWriter, r *http.Request) {
 	out := PruneResponse{
 		Score:          res.Score,
 		PrunedCode:     res.Text,
-		TokenScores:    [][]any{},
+		TokenScores:    make([][]any, 0, len(res.TokenScores)),
 		KeptFrags:      res.KeptLines(),
 		OriginTokenCnt: res.Tokens.Input,
 		LeftTokenCnt:   res.Tokens.Kept,
+	}
+	for _, ts := range res.TokenScores {
+		out.TokenScores = append(out.TokenScores, []any{(*req.Code)[ts.Start:ts.End], ts.Score})
 	}
 	if out.KeptFrags == nil {
 		out.KeptFrags = []int{}

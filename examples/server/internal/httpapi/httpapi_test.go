@@ -82,7 +82,14 @@ func TestGoldenPrune(t *testing.T) {
 			assert.Equal(t, c.Response.OriginTokenCnt, got.OriginTokenCnt)
 			assert.Equal(t, c.Response.LeftTokenCnt, got.LeftTokenCnt)
 			assert.Equal(t, c.Response.ModelInputTokenCnt, got.ModelInputTokenCnt)
-			assert.NotNil(t, got.TokenScores)
+			// token_scores: the merged token scores, as [token text, score].
+			require.Len(t, got.TokenScores, len(c.MergedTokenScores))
+			runes := []rune(c.Code)
+			for i, want := range c.MergedTokenScores {
+				text := string(runes[int(want[0]):int(want[1])])
+				assert.Equal(t, text, got.TokenScores[i][0], "token %d", i)
+				assert.InDelta(t, want[2], got.TokenScores[i][1], 1e-5, "token %d", i)
+			}
 		})
 	}
 }
