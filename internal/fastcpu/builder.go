@@ -280,10 +280,39 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		stack = append(stack, n.inputs...)
 	}
 
+	// Constant folding: ops that depend on no parameter (constants, iotas,
+	// the causal mask, rotary tables) are computed once, here, by one
+	// simplego segment; executions read the cached values.
+	isOut := make([]bool, len(b.nodes))
+	for _, n := range outs {
+		isOut[n.id] = true
+	}
+	isConst := make([]bool, len(b.nodes))
+	var constSeg *segment
+	for _, n := range b.nodes {
+		if !live[n.id] || n.kind != kindSeg || isOut[n.id] {
+			continue
+		}
+		c := true
+		for _, in := range n.inputs {
+			c = c && isConst[in.id]
+		}
+		if !c {
+			continue
+		}
+		isConst[n.id] = true
+		if constSeg == nil {
+			constSeg = newSegment(b.backend, b.name+"#const")
+		}
+		if err := constSeg.add(n); err != nil {
+			return nil, err
+		}
+	}
+
 	var steps []step
 	var cur *segment
 	for _, n := range b.nodes {
-		if !live[n.id] {
+		if !live[n.id] || isConst[n.id] {
 			continue
 		}
 		switch n.kind {
@@ -303,30 +332,34 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 			continue
 		}
 		if cur == nil {
-			cur = &segment{
-				sb:       b.backend.Backend.Builder(fmt.Sprintf("%s#%d", b.name, len(steps))),
-				importOp: map[*node]backends.Op{},
-				paramOf:  map[backends.Op]*node{},
-				exported: map[*node]bool{},
-			}
+			cur = newSegment(b.backend, fmt.Sprintf("%s#%d", b.name, len(steps)))
 			steps = append(steps, step{seg: cur})
 		}
-		local := make([]backends.Op, len(n.inputs))
-		for i, in := range n.inputs {
-			op, err := cur.local(in)
-			if err != nil {
-				return nil, err
-			}
-			local[i] = op
+		if err := cur.add(n); err != nil {
+			return nil, err
 		}
-		op, err := n.build(cur.sb, local)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrBuild, n.name, err)
-		}
-		n.seg, n.op = cur, op
 	}
 	for _, n := range outs {
 		export(n)
+	}
+	var consts []constValue
+	if constSeg != nil && len(constSeg.exports) > 0 {
+		ops := make([]backends.Op, len(constSeg.exports))
+		for i, n := range constSeg.exports {
+			ops[i] = n.op
+		}
+		exe, err := constSeg.sb.Compile(ops, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: compile constants: %w", ErrBuild, err)
+		}
+		bufs, err := exe.Execute(nil, nil, 0)
+		exe.Finalize()
+		if err != nil {
+			return nil, fmt.Errorf("%w: evaluate constants: %w", ErrBuild, err)
+		}
+		for i, n := range constSeg.exports {
+			consts = append(consts, constValue{n, bufs[i]})
+		}
 	}
 	var kept []step
 	for _, st := range steps {
@@ -349,7 +382,40 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		s.exe = exe
 		kept = append(kept, st)
 	}
-	return newExecutable(b, kept, outs), nil
+	return newExecutable(b, kept, outs, consts), nil
+}
+
+// constValue is a folded constant: a node and its cached buffer.
+type constValue struct {
+	n   *node
+	buf backends.Buffer
+}
+
+func newSegment(b *Backend, name string) *segment {
+	return &segment{
+		sb:       b.Backend.Builder(name),
+		importOp: map[*node]backends.Op{},
+		paramOf:  map[backends.Op]*node{},
+		exported: map[*node]bool{},
+	}
+}
+
+// add builds n in segment s (importing its inputs as needed).
+func (s *segment) add(n *node) error {
+	local := make([]backends.Op, len(n.inputs))
+	for i, in := range n.inputs {
+		op, err := s.local(in)
+		if err != nil {
+			return err
+		}
+		local[i] = op
+	}
+	op, err := n.build(s.sb, local)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrBuild, n.name, err)
+	}
+	n.seg, n.op = s, op
+	return nil
 }
 
 // export marks n as read after its segment (by a later segment, a native

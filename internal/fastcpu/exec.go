@@ -19,14 +19,15 @@ type Executable struct {
 	outputs []*node
 	uses    []int  // per node id: reads by steps (outputs excluded)
 	isOut   []bool // per node id
+	consts  []constValue
 	scratch sync.Pool
 }
 
 var _ backends.Executable = (*Executable)(nil)
 
-func newExecutable(b *Builder, steps []step, outputs []*node) *Executable {
+func newExecutable(b *Builder, steps []step, outputs []*node, consts []constValue) *Executable {
 	e := &Executable{backend: b.backend, names: b.paramNames, params: b.params, steps: steps, outputs: outputs,
-		uses: make([]int, len(b.nodes)), isOut: make([]bool, len(b.nodes))}
+		uses: make([]int, len(b.nodes)), isOut: make([]bool, len(b.nodes)), consts: consts}
 	for _, st := range steps {
 		if st.seg != nil {
 			for _, n := range st.seg.imports {
@@ -52,6 +53,10 @@ func (e *Executable) Finalize() {
 			st.seg.exe.Finalize()
 		}
 	}
+	for _, c := range e.consts {
+		_ = e.backend.BufferFinalize(c.buf)
+	}
+	e.consts = nil
 	e.steps = nil
 }
 
@@ -111,6 +116,9 @@ func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends
 	n := len(e.uses)
 	r := &run{e: e, vals: make([]backends.Buffer, n), owned: make([]bool, n), uses: make([]int, n)}
 	copy(r.uses, e.uses)
+	for _, c := range e.consts {
+		r.vals[c.n.id] = c.buf // not owned: never donated or freed
+	}
 	for i, p := range e.params {
 		r.vals[p.id] = inputs[i]
 		r.owned[p.id] = len(donate) > i && donate[i]
