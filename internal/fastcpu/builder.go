@@ -22,6 +22,7 @@ const (
 	kindParam                 // a parameter of the whole graph
 	kindDot                   // a float32 DotGeneral run by Gemm
 	kindAttn                  // a fused masked-softmax attention (see attention.go)
+	kindElem                  // a float32 elementwise op run natively (see elementwise.go)
 )
 
 type buildFn func(sb backends.Builder, in []backends.Op) (backends.Op, error)
@@ -43,6 +44,7 @@ type node struct {
 	param int      // kindParam: parameter index
 	dot   *dotPlan // kindDot
 	attn  *attnPlan
+	elem  *elemPlan
 
 	// Set by Compile for kindSeg nodes.
 	seg *segment
@@ -309,6 +311,14 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		}
 	}
 
+	for _, n := range b.nodes {
+		if live[n.id] && !isConst[n.id] {
+			if p := planElementwise(n); p != nil {
+				n.kind, n.elem = kindElem, p
+			}
+		}
+	}
+
 	var steps []step
 	var cur *segment
 	for _, n := range b.nodes {
@@ -318,10 +328,11 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		switch n.kind {
 		case kindParam:
 			continue
-		case kindDot, kindAttn:
-			if n.kind == kindDot {
+		case kindDot, kindAttn, kindElem:
+			switch n.kind {
+			case kindDot:
 				b.backend.nativeProducts.Add(1)
-			} else {
+			case kindAttn:
 				b.backend.fusedAttention.Add(1)
 			}
 			for _, in := range n.inputs {

@@ -130,6 +130,8 @@ func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends
 			err = r.segment(st.seg)
 		case st.native.kind == kindDot:
 			err = r.dot(st.native)
+		case st.native.kind == kindElem:
+			err = r.elementwise(st.native)
 		default:
 			err = r.attention(st.native)
 		}

@@ -1,0 +1,237 @@
+package fastcpu
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+)
+
+// elemMinSize is the output size from which a float32 elementwise op runs
+// natively (on all workers) instead of inside a simplego segment.
+const elemMinSize = 1 << 14
+
+// elemPlan is a float32 elementwise op run natively: a binary arithmetic op
+// with simplego's broadcasting (same rank, size-1 axes broadcast, or a
+// scalar operand) or Logistic.
+type elemPlan struct {
+	op      string
+	dims    []int    // output dimensions
+	strides [2][]int // per operand and output axis; 0 where broadcast
+}
+
+var elemOps = map[string]int{"Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "Logistic": 1}
+
+// planElementwise returns the plan for n, or nil when n stays in simplego.
+func planElementwise(n *node) *elemPlan {
+	arity, ok := elemOps[n.name]
+	if !ok || n.kind != kindSeg || len(n.inputs) != arity || n.shape.DType != dtypes.Float32 || n.shape.Size() < elemMinSize {
+		return nil
+	}
+	rank := n.shape.Rank()
+	p := &elemPlan{op: n.name, dims: n.shape.Dimensions}
+	for i, in := range n.inputs {
+		if in.shape.DType != dtypes.Float32 {
+			return nil
+		}
+		st := make([]int, rank)
+		if in.shape.Rank() == 0 {
+			p.strides[i] = st // scalar: every stride 0
+			continue
+		}
+		if in.shape.Rank() != rank {
+			return nil
+		}
+		stride := 1
+		for a := rank - 1; a >= 0; a-- {
+			switch d := in.shape.Dimensions[a]; {
+			case d == p.dims[a]:
+				st[a] = stride
+			case d == 1:
+				st[a] = 0
+			default:
+				return nil
+			}
+			stride *= in.shape.Dimensions[a]
+		}
+		p.strides[i] = st
+	}
+	return p
+}
+
+func (r *run) elementwise(n *node) error {
+	p := n.elem
+	var ins [2][]float32
+	for i, in := range n.inputs {
+		f, err := r.float32s(in)
+		if err != nil {
+			return err
+		}
+		ins[i] = f
+	}
+	out, flat, err := r.e.backend.NewSharedBuffer(0, n.shape)
+	if err != nil {
+		return fmt.Errorf("%w: %s output: %w", ErrBuild, n.name, err)
+	}
+	dst := flat.([]float32)
+	rank := len(p.dims)
+	last := 1
+	if rank > 0 {
+		last = p.dims[rank-1]
+	}
+	rows := len(dst) / max(1, last)
+	workers := min(r.e.backend.gemm.workers, max(1, len(dst)/elemMinSize))
+	chunk := (rows + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		r0, r1 := w*chunk, min(rows, (w+1)*chunk)
+		if r0 >= r1 {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.rows(r0, r1, last, dst, ins)
+		}()
+	}
+	wg.Wait()
+	for _, in := range n.inputs {
+		r.release(in)
+	}
+	r.vals[n.id] = out
+	r.owned[n.id] = true
+	return nil
+}
+
+// rows computes output rows [r0, r1) (a row is the last axis).
+func (p *elemPlan) rows(r0, r1, last int, dst []float32, ins [2][]float32) {
+	rank := len(p.dims)
+	if p.op == "Logistic" {
+		logistic(dst[r0*last:r1*last], ins[0][r0*last:r1*last])
+		return
+	}
+	// Operand offsets of row r0 and an odometer over the leading axes.
+	idx := make([]int, max(0, rank-1))
+	rem := r0
+	var off [2]int
+	for a := rank - 2; a >= 0; a-- {
+		idx[a] = rem % p.dims[a]
+		rem /= p.dims[a]
+		off[0] += idx[a] * p.strides[0][a]
+		off[1] += idx[a] * p.strides[1][a]
+	}
+	var ls [2]int
+	if rank > 0 {
+		ls = [2]int{p.strides[0][rank-1], p.strides[1][rank-1]}
+	}
+	for r := r0; r < r1; r++ {
+		binaryRow(p.op, dst[r*last:(r+1)*last], ins[0], off[0], ls[0], ins[1], off[1], ls[1])
+		for a := rank - 2; a >= 0; a-- {
+			idx[a]++
+			off[0] += p.strides[0][a]
+			off[1] += p.strides[1][a]
+			if idx[a] < p.dims[a] {
+				break
+			}
+			off[0] -= p.strides[0][a] * p.dims[a]
+			off[1] -= p.strides[1][a] * p.dims[a]
+			idx[a] = 0
+		}
+	}
+}
+
+// binaryRow computes dst[j] = a[ao+j*as] op b[bo+j*bs]; strides are 0 or 1.
+func binaryRow(op string, dst, a []float32, ao, as int, b []float32, bo, bs int) {
+	n := len(dst)
+	switch {
+	case as == 1 && bs == 1:
+		x, y := a[ao:ao+n], b[bo:bo+n]
+		switch op {
+		case "Add":
+			for j := range dst {
+				dst[j] = x[j] + y[j]
+			}
+		case "Sub":
+			for j := range dst {
+				dst[j] = x[j] - y[j]
+			}
+		case "Mul":
+			for j := range dst {
+				dst[j] = x[j] * y[j]
+			}
+		case "Div":
+			for j := range dst {
+				dst[j] = x[j] / y[j]
+			}
+		}
+	case as == 1 && bs == 0:
+		x, c := a[ao:ao+n], b[bo]
+		switch op {
+		case "Add":
+			for j := range dst {
+				dst[j] = x[j] + c
+			}
+		case "Sub":
+			for j := range dst {
+				dst[j] = x[j] - c
+			}
+		case "Mul":
+			for j := range dst {
+				dst[j] = x[j] * c
+			}
+		case "Div":
+			for j := range dst {
+				dst[j] = x[j] / c
+			}
+		}
+	case as == 0 && bs == 1:
+		c, y := a[ao], b[bo:bo+n]
+		switch op {
+		case "Add":
+			for j := range dst {
+				dst[j] = c + y[j]
+			}
+		case "Sub":
+			for j := range dst {
+				dst[j] = c - y[j]
+			}
+		case "Mul":
+			for j := range dst {
+				dst[j] = c * y[j]
+			}
+		case "Div":
+			for j := range dst {
+				dst[j] = c / y[j]
+			}
+		}
+	default:
+		x, y := a[ao], b[bo]
+		var v float32
+		switch op {
+		case "Add":
+			v = x + y
+		case "Sub":
+			v = x - y
+		case "Mul":
+			v = x * y
+		case "Div":
+			v = x / y
+		}
+		for j := range dst {
+			dst[j] = v
+		}
+	}
+}
+
+// logistic computes 1/(1+e^-x) as simplego does (in float64, stable form).
+func logistic(dst, src []float32) {
+	for i, x := range src {
+		if x >= 0 {
+			dst[i] = float32(1 / (1 + math.Exp(-float64(x))))
+		} else {
+			e := math.Exp(float64(x))
+			dst[i] = float32(e / (1 + e))
+		}
+	}
+}
