@@ -57,7 +57,8 @@ func run() error {
 	reps := flag.Int("reps", 3, "timed repetitions per case (the minimum is reported)")
 	torch := flag.Bool("torch", false, "also time PyTorch (bench/torch_qwen3.py) and print Go/PyTorch ratios")
 	python := flag.String("python", "/usr/bin/python3", "python interpreter with torch (Debian python3-torch)")
-	torchArgs := flag.String("torch-args", "", "extra arguments for torch_qwen3.py, e.g. \"--attn eager\"")
+	torchArgs := flag.String("torch-args", "", "extra arguments for torch_qwen3.py, e.g. \"--threads 1\"")
+	variants := flag.String("torch-threads", "2:2,2:1,1:1", "PyTorch thread settings tried, torch:openblas each; the fastest is reported")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Go runs to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -93,7 +94,10 @@ func run() error {
 	}
 	script := filepath.Join(sourceDir(), "..", "torch_qwen3.py")
 	fmt.Printf("backend=%s GOMAXPROCS=%d cpus=%d reps=%d\n", b.Name(), runtime.GOMAXPROCS(0), runtime.NumCPU(), *reps)
-	fmt.Printf("%-8s %6s %10s %10s %8s\n", "config", "tokens", "go_ms", "torch_ms", "go/torch")
+	if *torch {
+		fmt.Printf("torch: %s %s; threads torch:openblas tried %s, fastest reported\n", *python, script, *variants)
+	}
+	fmt.Printf("%-8s %6s %10s %14s %8s\n", "config", "tokens", "go_ms", "torch_ms@thr", "go/torch")
 	for _, name := range strings.Split(*cfgList, ",") {
 		name = strings.TrimSpace(name)
 		cfg, ok := configs[name]
@@ -115,14 +119,25 @@ func run() error {
 			}
 			torchCol, ratioCol := "-", "-"
 			if *torch {
-				tMs, err := timeTorch(*python, script, name, n, *reps, *torchArgs)
-				if err != nil {
-					return fmt.Errorf("torch %s/%d: %w", name, n, err)
+				tMs := 0.0
+				best := ""
+				for _, v := range strings.Split(*variants, ",") {
+					th, bt, ok := strings.Cut(strings.TrimSpace(v), ":")
+					if !ok {
+						return fmt.Errorf("bad -torch-threads entry %q (want torch:openblas)", v)
+					}
+					ms, err := timeTorch(*python, script, name, n, *reps, *torchArgs+" --threads "+th+" --blas-threads "+bt)
+					if err != nil {
+						return fmt.Errorf("torch %s/%d: %w", name, n, err)
+					}
+					if tMs == 0 || ms < tMs {
+						tMs, best = ms, v
+					}
 				}
-				torchCol = fmt.Sprintf("%.1f", tMs)
+				torchCol = fmt.Sprintf("%.1f@%s", tMs, best)
 				ratioCol = fmt.Sprintf("%.2f", goMs/tMs)
 			}
-			fmt.Printf("%-8s %6d %10.1f %10s %8s\n", name, n, goMs, torchCol, ratioCol)
+			fmt.Printf("%-8s %6d %10.1f %14s %8s\n", name, n, goMs, torchCol, ratioCol)
 		}
 		e.Finalize()
 	}
