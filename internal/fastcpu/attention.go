@@ -68,10 +68,12 @@ func lastAxisReduce(n *node, name string, x *node) bool {
 // fuseAttention rewrites every matching pattern in place: the final
 // DotGeneral node becomes a kindAttn node reading Q, K, the mask and V; the
 // ops in between become unused.
-func fuseAttention(nodes []*node, workers int) {
+func fuseAttention(nodes []*node, g *Gemm) {
+	workers := g.workers
 	for _, out := range nodes {
 		if plan, ins := matchAttention(out); plan != nil {
 			plan.gemm = NewGemm(WithWorkers(1))
+			plan.gemm.simd = g.simd
 			plan.blocks = attnBlocks(plan, workers)
 			for _, in := range out.inputs {
 				in.uses--

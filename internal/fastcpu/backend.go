@@ -2,6 +2,7 @@ package fastcpu
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/gomlx/gomlx/backends"
@@ -44,18 +45,30 @@ func (b *Backend) Stats() Stats {
 
 var _ backends.Backend = (*Backend)(nil)
 
-// New returns a fastgo backend. config is passed to simplego (empty means
-// "ops_sequential", as the library's Go backend uses: simplego's parallel
-// op scheduler races in v0.26).
+// New returns a fastgo backend. config is a comma-separated list: "purego"
+// selects the portable kernels even where AVX2+FMA is available; the other
+// options go to simplego (none means "ops_sequential", as the library's Go
+// backend uses: simplego's parallel op scheduler races in v0.26).
 func New(config string) (*Backend, error) {
-	if config == "" {
-		config = "ops_sequential"
+	var opts []GemmOption
+	var rest []string
+	for _, o := range strings.Split(config, ",") {
+		switch o = strings.TrimSpace(o); o {
+		case "":
+		case "purego":
+			opts = append(opts, WithPureGo())
+		default:
+			rest = append(rest, o)
+		}
 	}
-	inner, err := simplego.New(config)
+	if len(rest) == 0 {
+		rest = []string{"ops_sequential"}
+	}
+	inner, err := simplego.New(strings.Join(rest, ","))
 	if err != nil {
 		return nil, fmt.Errorf("fastgo: simplego backend: %w", err)
 	}
-	return &Backend{Backend: inner, gemm: NewGemm()}, nil
+	return &Backend{Backend: inner, gemm: NewGemm(opts...)}, nil
 }
 
 // Name implements backends.Backend.

@@ -187,6 +187,9 @@ func TestAttentionFusionMatchesSimplego(t *testing.T) {
 
 // TestSoftmaxRowKernels compares the SIMD row kernels with the Go ones.
 func TestSoftmaxRowKernels(t *testing.T) {
+	if !hasSIMD {
+		t.Skip("no AVX2+FMA here: the Go row kernels are the only ones")
+	}
 	r := rand.New(rand.NewSource(2))
 	for _, n := range []int{0, 1, 7, 8, 9, 31, 64, 1000} {
 		x := randSlice(r, n)
@@ -215,5 +218,27 @@ func TestSoftmaxRowKernels(t *testing.T) {
 	for _, v := range x[1:] {
 		require.False(t, math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) || v < 0, "exp gave %g", v)
 		require.Less(t, v, float32(3e-22))
+	}
+}
+
+func TestLogisticKernels(t *testing.T) {
+	if !hasSIMD {
+		t.Skip("no AVX2+FMA here: the Go kernel is the only one")
+	}
+	r := rand.New(rand.NewSource(4))
+	for _, n := range []int{0, 1, 7, 8, 9, 100, 1001} {
+		x := randSlice(r, n)
+		for i := range x {
+			x[i] *= 30
+		}
+		if n > 3 {
+			x[0], x[1], x[2] = 200, -200, 0
+		}
+		a, b := make([]float32, n), make([]float32, n)
+		logistic(a, x)
+		logisticSIMD(b, x)
+		for i := range a {
+			require.InDelta(t, a[i], b[i], 3e-7, "n=%d x=%g", n, x[i])
+		}
 	}
 }

@@ -267,7 +267,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 	for _, n := range outs {
 		n.uses++ // outputs are read by the caller
 	}
-	fuseAttention(b.nodes, b.backend.gemm.workers)
+	fuseAttention(b.nodes, b.backend.gemm)
 
 	// Live nodes: those the outputs depend on.
 	live := make([]bool, len(b.nodes))

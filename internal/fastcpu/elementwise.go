@@ -92,7 +92,7 @@ func (r *run) elementwise(n *node) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.rows(r0, r1, last, dst, ins)
+			p.rows(r0, r1, last, dst, ins, r.e.backend.gemm.simd)
 		}()
 	}
 	wg.Wait()
@@ -105,10 +105,14 @@ func (r *run) elementwise(n *node) error {
 }
 
 // rows computes output rows [r0, r1) (a row is the last axis).
-func (p *elemPlan) rows(r0, r1, last int, dst []float32, ins [2][]float32) {
+func (p *elemPlan) rows(r0, r1, last int, dst []float32, ins [2][]float32, simd bool) {
 	rank := len(p.dims)
 	if p.op == "Logistic" {
-		logistic(dst[r0*last:r1*last], ins[0][r0*last:r1*last])
+		if simd {
+			logisticSIMD(dst[r0*last:r1*last], ins[0][r0*last:r1*last])
+		} else {
+			logistic(dst[r0*last:r1*last], ins[0][r0*last:r1*last])
+		}
 		return
 	}
 	// Operand offsets of row r0 and an odometer over the leading axes.

@@ -46,7 +46,13 @@ func flatten(rows [][]float64) []float64 {
 // features, emissions, gates, document logits and scores of the tiny
 // checkpoints against the PyTorch reference) on the fastgo backend.
 func TestGoldensOnFastgo(t *testing.T) {
-	backend, err := fastcpu.New("")
+	for _, config := range []string{"", "purego"} {
+		t.Run("config="+config, func(t *testing.T) { testGoldens(t, config) })
+	}
+}
+
+func testGoldens(t *testing.T, config string) {
+	backend, err := fastcpu.New(config)
 	require.NoError(t, err)
 	defer backend.Finalize()
 	for _, tc := range []struct{ checkpoint, golden string }{

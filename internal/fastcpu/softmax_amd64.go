@@ -50,3 +50,17 @@ func mulSIMD(x []float32, f float32) {
 		x[i] *= f
 	}
 }
+
+//go:noescape
+func logisticAVX2(dst, src *float32, n int)
+
+// logisticSIMD sets dst[i] = 1/(1+exp(-src[i])) with the polynomial exp.
+func logisticSIMD(dst, src []float32) {
+	n := len(src) &^ 7
+	if n > 0 {
+		logisticAVX2(&dst[0], &src[0], n)
+	}
+	for i := n; i < len(src); i++ {
+		dst[i] = 1 / (1 + expPoly(min(-src[i], 88)))
+	}
+}

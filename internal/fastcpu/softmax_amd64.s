@@ -108,7 +108,15 @@ DATA expc<>+400(SB)/4, $127
 DATA expc<>+404(SB)/4, $127
 DATA expc<>+408(SB)/4, $127
 DATA expc<>+412(SB)/4, $127
-GLOBL expc<>(SB), RODATA|NOPTR, $416
+DATA expc<>+416(SB)/4, $0x42b00000
+DATA expc<>+420(SB)/4, $0x42b00000
+DATA expc<>+424(SB)/4, $0x42b00000
+DATA expc<>+428(SB)/4, $0x42b00000
+DATA expc<>+432(SB)/4, $0x42b00000
+DATA expc<>+436(SB)/4, $0x42b00000
+DATA expc<>+440(SB)/4, $0x42b00000
+DATA expc<>+444(SB)/4, $0x42b00000
+GLOBL expc<>(SB), RODATA|NOPTR, $448
 
 // func expSubSumAVX2(x *float32, n int, mx float32) float32
 //
@@ -217,5 +225,58 @@ mulloop:
 	JNZ  mulloop
 
 muldone:
+	VZEROUPPER
+	RET
+
+// func logisticAVX2(dst, src *float32, n int)
+//
+// dst[i] = 1/(1+exp(-src[i])) for i < n (n a multiple of 8).
+TEXT ·logisticAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VMOVUPS expc<>+32(SB), Y11
+	VMOVUPS expc<>+128(SB), Y8
+	VMOVUPS expc<>+160(SB), Y7
+	VMOVUPS expc<>+192(SB), Y6
+	VMOVUPS expc<>+224(SB), Y5
+	VMOVUPS expc<>+256(SB), Y4
+	VMOVUPS expc<>+288(SB), Y3
+	VMOVUPS expc<>+320(SB), Y2
+	VXORPS Y15, Y15, Y15
+	TESTQ CX, CX
+	JZ   logdone
+
+logloop:
+	VMOVUPS (SI), Y0
+	VSUBPS Y0, Y15, Y0
+	VMINPS expc<>+416(SB), Y0, Y0
+	VMAXPS expc<>+0(SB), Y0, Y0
+	VMULPS Y11, Y0, Y1
+	VROUNDPS $0, Y1, Y1
+	VFNMADD231PS expc<>+64(SB), Y1, Y0
+	VFNMADD231PS expc<>+96(SB), Y1, Y0
+	VMULPS Y0, Y0, Y13
+	VMOVAPS Y8, Y12
+	VFMADD213PS Y7, Y0, Y12
+	VFMADD213PS Y6, Y0, Y12
+	VFMADD213PS Y5, Y0, Y12
+	VFMADD213PS Y4, Y0, Y12
+	VFMADD213PS Y3, Y0, Y12
+	VFMADD213PS Y0, Y13, Y12
+	VADDPS Y2, Y12, Y12
+	VCVTPS2DQ Y1, Y1
+	VPADDD expc<>+384(SB), Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y1, Y12, Y12
+	VADDPS Y2, Y12, Y12
+	VDIVPS Y12, Y2, Y12
+	VMOVUPS Y12, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ  logloop
+
+logdone:
 	VZEROUPPER
 	RET
