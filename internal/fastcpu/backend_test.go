@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"sync"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
@@ -240,5 +241,53 @@ func TestLogisticKernels(t *testing.T) {
 		for i := range a {
 			require.InDelta(t, a[i], b[i], 3e-7, "n=%d x=%g", n, x[i])
 		}
+	}
+}
+
+// TestConcurrentExecution runs one compiled graph (products, fused
+// attention, native elementwise ops, folded constants) from several
+// goroutines at once; results must equal a sequential run.
+func TestConcurrentExecution(t *testing.T) {
+	fast, _ := backendsUnderTest(t)
+	r := rand.New(rand.NewSource(9))
+	const b, s, h, d = 1, 128, 4, 32 // 16384 outputs: elementwise ops run natively
+	causal := make([]bool, s*s)
+	for q := 0; q < s; q++ {
+		for k := 0; k <= q; k++ {
+			causal[q*s+k] = true
+		}
+	}
+	e := MustNewExec(fast, func(q, k, v, mask *Node) *Node {
+		att := attentionGraph(math.Inf(-1), 0.25, 2)(q, k, v, mask)
+		gate := Mul(att, Sigmoid(att))
+		return Add(gate, OnePlus(IotaFull(q.Graph(), gate.Shape())))
+	})
+	defer e.Finalize()
+	inputs := []*tensors.Tensor{randTensor(r, b, s, h, d), randTensor(r, b, s, h/2, d), randTensor(r, b, s, h/2, d),
+		tensors.FromFlatDataAndDimensions(causal, 1, s, s)}
+	args := func() []any {
+		out := make([]any, len(inputs))
+		for i, in := range inputs {
+			c, err := in.LocalClone()
+			require.NoError(t, err)
+			out[i] = c
+		}
+		return out
+	}
+	want := tensors.MustCopyFlatData[float32](e.MustExec(args()...)[0])
+	var wg sync.WaitGroup
+	results := make([][]float32, 8)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 3 {
+				results[i] = tensors.MustCopyFlatData[float32](e.MustExec(args()...)[0])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, got := range results {
+		require.Equal(t, want, got)
 	}
 }
