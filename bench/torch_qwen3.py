@@ -119,8 +119,23 @@ def main():
     ap.add_argument("--attn", default="eager", choices=["sdpa", "eager"],
                     help="eager: explicit masked softmax (HF's eager path; torch 1.13 has no SDPA); "
                          "sdpa: F.scaled_dot_product_attention(is_causal=True), torch >= 2.0")
+    ap.add_argument("--matmul", default=None, metavar="M,K,N",
+                    help="time F.linear(x[M,K], w[N,K]) instead and print GFLOP/s")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    if a.matmul:
+        m, k, n = (int(v) for v in a.matmul.split(","))
+        x, w = torch.randn(m, k), torch.randn(n, k)
+        F.linear(x, w)
+        best = None
+        for _ in range(max(a.reps, 5)):
+            t = time.perf_counter()
+            F.linear(x, w)
+            dt = time.perf_counter() - t
+            best = dt if best is None else min(best, dt)
+        print(json.dumps(dict(matmul=[m, k, n], gflops=2 * m * k * n / best / 1e9, threads=a.threads,
+                              blas_threads=int(os.environ["OPENBLAS_NUM_THREADS"]), blas=blas())))
+        return
     m = Qwen3(CONFIGS[a.config], torch.Generator().manual_seed(1))
     ids = (torch.arange(a.tokens) * 7919 % VOCAB)[None]
     best = None

@@ -124,11 +124,15 @@ func BenchmarkMatMul(b *testing.B) {
 		a := layout(randSlice(r, m*k), m, k, false)
 		w := layout(randSlice(r, n*k), k, n, true) // [out,in] weights, as Linear reads them
 		c := make([]float32, m*n)
-		for _, kind := range []string{"simd", "purego"} {
+		for _, kind := range []string{"simd", "simd-1worker", "purego"} {
 			g := NewGemm()
-			if kind == "purego" {
+			switch kind {
+			case "purego":
 				g = NewGemm(WithPureGo())
-			} else if !g.SIMD() {
+			case "simd-1worker":
+				g = NewGemm(WithWorkers(1))
+			}
+			if kind != "purego" && !g.SIMD() {
 				continue
 			}
 			b.Run(fmt.Sprintf("%s/%dx%dx%d", kind, m, n, k), func(b *testing.B) {
