@@ -297,3 +297,24 @@ func TestLexicalScorer(t *testing.T) {
 	_, err := Load(ctx, "", WithScorer("magic"))
 	require.ErrorIs(t, err, ErrOption)
 }
+
+// A query that leaves too little room for text is shortened to its head,
+// and the Result says so.
+func TestLongQueryTruncated(t *testing.T) {
+	p, err := tinyPruner(t).With(WithMaxLength(256))
+	require.NoError(t, err)
+	query := "why does the retry loop " + strings.Repeat("keep sleeping longer and longer ", 60)
+	text := "def retry():\n    time.sleep(1)\n"
+	res, err := p.Prune(context.Background(), query, text)
+	require.NoError(t, err)
+	checkInvariants(t, text, res)
+	require.Len(t, res.Notes, 1)
+	assert.Contains(t, res.Notes[0], "query truncated")
+	short, notes := p.fitQuery(query)
+	require.NotEmpty(t, notes)
+	assert.True(t, strings.HasPrefix(query, short))
+	n := len(p.encode(chunk.FormatQuery(p.cfg.instruction, short)))
+	room := chunk.TextBudget(256, len(p.prefix), n, len(p.suffix))
+	assert.GreaterOrEqual(t, room, chunk.MinTextTokens)
+	assert.Less(t, room, chunk.MinTextTokens+5, "the query keeps as much as fits")
+}

@@ -24,45 +24,49 @@ type tokenScores struct {
 	notes      []string
 }
 
-// queryTokens returns the query-part tokens of the model input and of window
-// budgeting, shortening the query when it would leave fewer than
-// chunk.MinTextTokens tokens per window for text.
-func (p *Pruner) queryTokens(query string) (input, budget []chunk.Token, notes []string) {
-	budgetInstr := p.cfg.budgetInstr
-	if budgetInstr == "" {
-		budgetInstr = p.cfg.instruction
+// encoderFunc adapts a function to chunk.Encoder.
+type encoderFunc func(string) []chunk.Token
+
+func (f encoderFunc) Encode(text string) []chunk.Token { return f(text) }
+
+// budgetInstruction is the instruction that sizes windows.
+func (p *Pruner) budgetInstruction() string {
+	if p.cfg.budgetInstr != "" {
+		return p.cfg.budgetInstr
 	}
-	room := func(q []chunk.Token) int {
-		return chunk.TextBudget(p.cfg.maxLength, len(p.prefix), len(q), len(p.suffix))
+	return p.cfg.instruction
+}
+
+// fitQuery returns query, shortened when its prompt would leave fewer than
+// chunk.MinTextTokens tokens per window for text (the reference refuses to
+// prune then; we keep the head of the query, where an agent's question puts
+// its point, and say so in a note).
+func (p *Pruner) fitQuery(query string) (string, []string) {
+	// shortfall is how many tokens q's prompt must lose (≤ 0: it fits).
+	shortfall := func(q string) int {
+		worst := 0
+		for _, instr := range []string{p.cfg.instruction, p.budgetInstruction()} {
+			n := len(p.encode(chunk.FormatQuery(instr, q)))
+			worst = max(worst, chunk.MinTextTokens-chunk.TextBudget(p.cfg.maxLength, len(p.prefix), n, len(p.suffix)))
+		}
+		return worst
 	}
-	input = p.encode(chunk.FormatQuery(p.cfg.instruction, query))
-	budget = input
-	if budgetInstr != p.cfg.instruction {
-		budget = p.encode(chunk.FormatQuery(budgetInstr, query))
+	over := shortfall(query)
+	if over <= 0 {
+		return query, nil
 	}
-	if room(input) >= chunk.MinTextTokens && room(budget) >= chunk.MinTextTokens {
-		return input, budget, nil
-	}
-	// Keep the head of the query: an agent's question leads with its point.
 	qt := p.encode(query)
-	over := max(chunk.MinTextTokens-room(input), chunk.MinTextTokens-room(budget))
-	keep := max(0, len(qt)-over)
-	for {
+	// Token boundaries can shift when the query is cut, so the first guess
+	// may miss by a token or two.
+	for keep := max(0, len(qt)-over); ; keep-- {
 		short := ""
 		if keep > 0 {
 			short = query[:qt[keep-1].ByteEnd]
 		}
-		input = p.encode(chunk.FormatQuery(p.cfg.instruction, short))
-		budget = input
-		if budgetInstr != p.cfg.instruction {
-			budget = p.encode(chunk.FormatQuery(budgetInstr, short))
+		if keep == 0 || shortfall(short) <= 0 {
+			return short, []string{fmt.Sprintf("query truncated from %d to %d tokens to leave %d tokens per window for text",
+				len(qt), keep, chunk.MinTextTokens)}
 		}
-		if (room(input) >= chunk.MinTextTokens && room(budget) >= chunk.MinTextTokens) || keep == 0 {
-			notes = append(notes, fmt.Sprintf("query truncated from %d to %d tokens to leave %d tokens per window for text",
-				len(qt), keep, chunk.MinTextTokens))
-			return input, budget, notes
-		}
-		keep--
 	}
 }
 
@@ -70,27 +74,22 @@ func (p *Pruner) queryTokens(query string) (input, budget []chunk.Token, notes [
 // scores. Windows go through the model in batches; ctx is checked between
 // batches.
 func (p *Pruner) scoreTokens(ctx context.Context, query, text string) (*tokenScores, error) {
-	qInput, qBudget, notes := p.queryTokens(query)
-	budget := chunk.TextBudget(p.cfg.maxLength, len(p.prefix), len(qBudget), len(p.suffix))
-	textToks := p.encode(text)
-	out := &tokenScores{inputToks: len(textToks), textToks: textToks, notes: notes}
-	if len(textToks) == 0 {
-		return out, nil
+	query, notes := p.fitQuery(query)
+	overlap := p.cfg.overlap
+	if overlap == 0 {
+		overlap = -1 // chunk.Options reads 0 as "default"
 	}
-	windows, err := chunk.PlanWindows(text, textToks, budget, p.cfg.overlap)
+	plan, err := chunk.Prepare(encoderFunc(p.encode), query, text, chunk.Options{
+		Instruction: p.cfg.instruction, BudgetInstruction: p.budgetInstruction(),
+		MaxLength: p.cfg.maxLength, Overlap: overlap, PrefixIDs: p.prefix, SuffixIDs: p.suffix,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("pruner: plan windows: %w", err)
+		return nil, fmt.Errorf("pruner: %w", err)
 	}
-	inputs := make([]chunk.Input, len(windows))
-	for i, w := range windows {
-		toks := textToks
-		if len(windows) > 1 {
-			toks = p.encode(w.Text(text))
-		}
-		if inputs[i], err = chunk.BuildInput(p.prefix, qInput, toks, p.suffix, p.cfg.maxLength); err != nil {
-			return nil, fmt.Errorf("pruner: window %d: %w", i, err)
-		}
-		out.modelToks += len(inputs[i].IDs)
+	out := &tokenScores{inputToks: plan.TextTokens, textToks: plan.Tokens, notes: notes}
+	windows, inputs := plan.Windows, plan.Inputs
+	for _, in := range inputs {
+		out.modelToks += len(in.IDs)
 	}
 	out.windows = len(windows)
 	scored := make([]chunk.WindowScores, len(windows))

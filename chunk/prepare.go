@@ -37,6 +37,8 @@ type Plan struct {
 	Budget int
 	// TextTokens is the number of tokens of the whole text.
 	TextTokens int
+	// Tokens are the tokens of the whole text.
+	Tokens []Token
 	// Windows are the spans of text scored separately; empty text has none.
 	Windows []Window
 	// Inputs holds one model input per window; Inputs[i].Tokens have spans
@@ -104,7 +106,7 @@ func Prepare(enc Encoder, query, text string, opts Options) (Plan, error) {
 	if err != nil {
 		return Plan{}, fmt.Errorf("chunk: planning windows: %w", err)
 	}
-	plan := Plan{Budget: budget, TextTokens: len(textTokens), Windows: windows, Inputs: make([]Input, len(windows))}
+	plan := Plan{Budget: budget, TextTokens: len(textTokens), Tokens: textTokens, Windows: windows, Inputs: make([]Input, len(windows))}
 	for i, w := range windows {
 		tokens := textTokens
 		if len(windows) > 1 {
