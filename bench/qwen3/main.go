@@ -59,6 +59,7 @@ func run() error {
 	python := flag.String("python", "/usr/bin/python3", "python interpreter with torch (Debian python3-torch)")
 	torchArgs := flag.String("torch-args", "", "extra arguments for torch_qwen3.py, e.g. \"--threads 1\"")
 	variants := flag.String("torch-threads", "2:2,2:1,1:1", "PyTorch thread settings tried, torch:openblas each; the fastest is reported")
+	attns := flag.String("torch-attn", "eager,inplace", "torch_qwen3.py attention variants tried; the fastest is reported")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Go runs to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -95,9 +96,9 @@ func run() error {
 	script := filepath.Join(sourceDir(), "..", "torch_qwen3.py")
 	fmt.Printf("backend=%s GOMAXPROCS=%d cpus=%d reps=%d\n", b.Name(), runtime.GOMAXPROCS(0), runtime.NumCPU(), *reps)
 	if *torch {
-		fmt.Printf("torch: %s %s; threads torch:openblas tried %s, fastest reported\n", *python, script, *variants)
+		fmt.Printf("torch: %s %s; tried threads (torch:openblas) %s x attention %s; fastest reported\n", *python, script, *variants, *attns)
 	}
-	fmt.Printf("%-8s %6s %10s %14s %8s\n", "config", "tokens", "go_ms", "torch_ms@thr", "go/torch")
+	fmt.Printf("%-8s %6s %10s %22s %8s\n", "config", "tokens", "go_ms", "torch_ms@thr", "go/torch")
 	for _, name := range strings.Split(*cfgList, ",") {
 		name = strings.TrimSpace(name)
 		cfg, ok := configs[name]
@@ -121,23 +122,26 @@ func run() error {
 			if *torch {
 				tMs := 0.0
 				best := ""
-				for _, v := range strings.Split(*variants, ",") {
-					th, bt, ok := strings.Cut(strings.TrimSpace(v), ":")
-					if !ok {
-						return fmt.Errorf("bad -torch-threads entry %q (want torch:openblas)", v)
-					}
-					ms, err := timeTorch(*python, script, name, n, *reps, *torchArgs+" --threads "+th+" --blas-threads "+bt)
-					if err != nil {
-						return fmt.Errorf("torch %s/%d: %w", name, n, err)
-					}
-					if tMs == 0 || ms < tMs {
-						tMs, best = ms, v
+				for _, attn := range strings.Split(*attns, ",") {
+					for _, v := range strings.Split(*variants, ",") {
+						th, bt, ok := strings.Cut(strings.TrimSpace(v), ":")
+						if !ok {
+							return fmt.Errorf("bad -torch-threads entry %q (want torch:openblas)", v)
+						}
+						ms, err := timeTorch(*python, script, name, n, *reps,
+							*torchArgs+" --attn "+strings.TrimSpace(attn)+" --threads "+th+" --blas-threads "+bt)
+						if err != nil {
+							return fmt.Errorf("torch %s/%d: %w", name, n, err)
+						}
+						if tMs == 0 || ms < tMs {
+							tMs, best = ms, v+","+strings.TrimSpace(attn)
+						}
 					}
 				}
 				torchCol = fmt.Sprintf("%.1f@%s", tMs, best)
 				ratioCol = fmt.Sprintf("%.2f", goMs/tMs)
 			}
-			fmt.Printf("%-8s %6d %10.1f %14s %8s\n", name, n, goMs, torchCol, ratioCol)
+			fmt.Printf("%-8s %6d %10.1f %22s %8s\n", name, n, goMs, torchCol, ratioCol)
 		}
 		e.Finalize()
 	}
