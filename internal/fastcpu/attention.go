@@ -35,7 +35,8 @@ type attnPlan struct {
 	maskRows   []int   // distinct mask row offsets
 	maskStep   int     // stride of the mask along the key axis (0: broadcast)
 	blocks     []attnBlock
-	gemm       *Gemm // single-threaded; blocks run in parallel
+	gemm       *Gemm     // single-threaded; blocks run in parallel
+	scratch    sync.Pool // *attnScratch
 }
 
 type attnBlock struct{ r0, r1 int }
@@ -334,11 +335,15 @@ func (r *run) attention(n *node) error {
 
 	var next atomic.Int64
 	work := func() {
-		sc := &attnScratch{
-			q:   make([]float32, attnRows*p.scores.k),
-			s:   make([]float32, attnRows*p.keys),
-			lim: make([]int, attnRows),
+		sc, ok := p.scratch.Get().(*attnScratch)
+		if !ok {
+			sc = &attnScratch{
+				q:   make([]float32, attnRows*p.scores.k),
+				s:   make([]float32, attnRows*p.keys),
+				lim: make([]int, attnRows),
+			}
 		}
+		defer p.scratch.Put(sc)
 		for {
 			i := int(next.Add(1)) - 1
 			if i >= len(p.blocks) {
