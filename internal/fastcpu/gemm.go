@@ -40,6 +40,7 @@ type Gemm struct {
 	workers int
 	simd    bool
 	bufs    sync.Pool // *workBuf
+	jobs    sync.Pool // *job
 }
 
 type workBuf struct {
@@ -80,8 +81,17 @@ func NewGemm(opts ...GemmOption) *Gemm {
 // SIMD reports whether g runs the assembly micro-kernel.
 func (g *Gemm) SIMD() bool { return g.simd }
 
-// task is a block of one batch entry: rows [i0,i1) × columns [j0,j1) of C.
-type task struct{ b, i0, i1, j0, j1 int }
+// job is one MatMul call shared by its workers (pooled: a call allocates
+// nothing but the goroutines it starts).
+type job struct {
+	batch, m, n, k int
+	a, b           Strided
+	c              []float32
+	parts, step    int  // tasks per batch entry and their width
+	splitN         bool // parts split columns (else rows)
+	next           atomic.Int64
+	wg             sync.WaitGroup
+}
 
 // MatMul computes C[b] = A[b]·B[b] for b < batch, where A[b] is m×k, B[b] is
 // k×n (both any strides, see Strided) and C is dense row-major
@@ -99,56 +109,63 @@ func (g *Gemm) MatMul(batch, m, n, k int, a, b Strided, c []float32) {
 	if flops := 2 * batch * m * n * k; flops < 1<<17 {
 		workers = 1
 	}
-	parts := 1
+	j, _ := g.jobs.Get().(*job)
+	if j == nil {
+		j = new(job)
+	}
+	j.batch, j.m, j.n, j.k, j.a, j.b, j.c = batch, m, n, k, a, b, c
+	j.parts, j.splitN, j.step = 1, false, m
 	if batch < workers {
-		parts = (workers + batch - 1) / batch
-	}
-	tasks := make([]task, 0, batch*parts)
-	for bi := 0; bi < batch; bi++ {
-		if parts == 1 {
-			tasks = append(tasks, task{bi, 0, m, 0, n})
-			continue
-		}
+		j.parts = (workers + batch - 1) / batch
 		if n >= m {
-			step := roundUp((n+parts-1)/parts, nr)
-			for j := 0; j < n; j += step {
-				tasks = append(tasks, task{bi, 0, m, j, min(n, j+step)})
-			}
+			j.splitN, j.step = true, roundUp((n+j.parts-1)/j.parts, nr)
+			j.parts = (n + j.step - 1) / j.step
 		} else {
-			step := roundUp((m+parts-1)/parts, mr)
-			for i := 0; i < m; i += step {
-				tasks = append(tasks, task{bi, i, min(m, i+step), 0, n})
-			}
+			j.step = roundUp((m+j.parts-1)/j.parts, mr)
+			j.parts = (m + j.step - 1) / j.step
 		}
 	}
-	run := func(next *atomic.Int64) {
-		w := g.bufs.Get().(*workBuf)
-		for {
-			t := int(next.Add(1)) - 1
-			if t >= len(tasks) {
-				break
-			}
-			g.block(w, tasks[t], m, n, k, a, b, c)
-		}
-		g.bufs.Put(w)
-	}
-	var next atomic.Int64
-	workers = min(workers, len(tasks))
-	if workers <= 1 {
-		run(&next)
-		return
-	}
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
+	j.next.Store(0)
+	workers = min(workers, batch*j.parts)
+	j.wg.Add(workers - 1)
 	for i := 1; i < workers; i++ {
-		go func() {
-			defer wg.Done()
-			run(&next)
-		}()
+		go g.work(j, true)
 	}
-	run(&next)
-	wg.Wait()
+	g.work(j, false)
+	j.wg.Wait()
+	j.a, j.b, j.c = Strided{}, Strided{}, nil
+	g.jobs.Put(j)
 }
+
+// work runs tasks of j until none is left.
+func (g *Gemm) work(j *job, done bool) {
+	if done {
+		defer j.wg.Done()
+	}
+	w := g.bufs.Get().(*workBuf)
+	total := j.batch * j.parts
+	for {
+		t := int(j.next.Add(1)) - 1
+		if t >= total {
+			break
+		}
+		bi, part := t/j.parts, t%j.parts
+		tk := task{bi, 0, j.m, 0, j.n}
+		if j.parts > 1 {
+			lo := part * j.step
+			if j.splitN {
+				tk.j0, tk.j1 = lo, min(j.n, lo+j.step)
+			} else {
+				tk.i0, tk.i1 = lo, min(j.m, lo+j.step)
+			}
+		}
+		g.block(w, tk, j.m, j.n, j.k, j.a, j.b, j.c)
+	}
+	g.bufs.Put(w)
+}
+
+// task is a block of one batch entry: rows [i0,i1) × columns [j0,j1) of C.
+type task struct{ b, i0, i1, j0, j1 int }
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
