@@ -1,7 +1,9 @@
 // Package backend picks the GoMLX backend the models run on. The pure Go
-// backend is the default and always available; the XLA backend (PJRT plugins
-// for CPU or CUDA) is compiled in with the `xla` build tag and used only when
-// a plugin is already installed — nothing is ever downloaded.
+// backend is the default and always available: GoMLX's simplego with the
+// library's SIMD matrix products and fused attention (internal/fastcpu); the
+// plain simplego backend stays selectable. The XLA backend (PJRT plugins for
+// CPU or CUDA) is compiled in with the `xla` build tag and used only when a
+// plugin is already installed — nothing is ever downloaded.
 package backend
 
 import (
@@ -11,13 +13,16 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
+
+	"github.com/prunekit/pruner/internal/fastcpu"
 )
 
 // Names accepted by New.
 const (
-	Auto = "auto" // XLA when compiled in and a PJRT plugin is installed, else Go
-	Go   = "go"   // the pure Go backend (simplego)
-	XLA  = "xla"  // XLA through a PJRT plugin; "xla:cuda", "xla:cpu" or "xla:/path/plugin.so" pick one
+	Auto     = "auto"     // XLA when compiled in and a PJRT plugin is installed, else Go
+	Go       = "go"       // the pure Go backend: simplego plus internal/fastcpu kernels
+	SimpleGo = "simplego" // GoMLX's plain pure Go backend
+	XLA      = "xla"      // XLA through a PJRT plugin; "xla:cuda", "xla:cpu" or "xla:/path/plugin.so" pick one
 )
 
 // ErrUnavailable is wrapped when the requested backend cannot be used here;
@@ -35,9 +40,15 @@ func New(name string) (backends.Backend, error) {
 				return b, nil
 			}
 		}
-		return newGo("")
-	case Go, "simplego":
-		return newGo(config)
+		return New(Go)
+	case Go:
+		b, err := fastcpu.New(config)
+		if err != nil {
+			return nil, fmt.Errorf("%w: go backend: %w", ErrUnavailable, err)
+		}
+		return b, nil
+	case SimpleGo:
+		return newSimpleGo(config)
 	case XLA, "stablehlo", "pjrt":
 		return newXLA(config)
 	default:
@@ -45,7 +56,7 @@ func New(name string) (backends.Backend, error) {
 	}
 }
 
-func newGo(config string) (backends.Backend, error) {
+func newSimpleGo(config string) (backends.Backend, error) {
 	if config == "" {
 		// simplego v0.26's parallel op scheduler races on its use counts
 		// (found by our -race concurrency test: two consumers can both
@@ -55,7 +66,7 @@ func newGo(config string) (backends.Backend, error) {
 	}
 	b, err := simplego.New(config)
 	if err != nil {
-		return nil, fmt.Errorf("%w: go backend: %w", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: simplego backend: %w", ErrUnavailable, err)
 	}
 	return b, nil
 }

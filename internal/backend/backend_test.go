@@ -12,11 +12,15 @@ func TestNew(t *testing.T) {
 		b, err := New(name)
 		require.NoError(t, err, name)
 		if name == Go || !XLACompiled {
-			assert.Contains(t, b.Name(), "(go)", name)
+			assert.Equal(t, "fastgo", b.Name(), name)
 		}
 		b.Finalize()
 	}
-	_, err := New("tpu9000")
+	b, err := New(SimpleGo)
+	require.NoError(t, err)
+	assert.Contains(t, b.Name(), "(go)")
+	b.Finalize()
+	_, err = New("tpu9000")
 	require.ErrorIs(t, err, ErrUnavailable)
 	assert.Contains(t, err.Error(), `"tpu9000"`)
 }
