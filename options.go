@@ -157,8 +157,10 @@ func WithInstruction(s string) Option {
 	}
 }
 
-// WithBackend picks the GoMLX backend: "go" (pure Go, the default), "xla"
-// (needs the xla build tag and an installed PJRT plugin) or "auto".
+// WithBackend picks the GoMLX backend: "go" (pure Go with SIMD matrix
+// products and fused attention, the default), "simplego" (GoMLX's plain
+// pure Go backend), "xla" (needs the xla build tag and an installed PJRT
+// plugin) or "auto" (XLA when available, else "go").
 func WithBackend(name string) Option {
 	return func(c *config) error { c.backend = name; return nil }
 }
