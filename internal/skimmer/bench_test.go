@@ -10,9 +10,11 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
 
 	"github.com/prunekit/pruner/backbone"
+	"github.com/prunekit/pruner/internal/fastcpu"
 	"github.com/prunekit/pruner/internal/safetensors"
 )
 
@@ -83,34 +85,43 @@ func BenchmarkForward(b *testing.B) {
 		{"tiny", backbone.Config{HiddenSize: 16, NumLayers: 4, NumHeads: 4, NumKVHeads: 2, HeadDim: 8, IntermediateSize: 48, VocabSize: 151669}},
 		{"h256x4", backbone.Config{HiddenSize: 256, NumLayers: 4, NumHeads: 4, NumKVHeads: 2, HeadDim: 64, IntermediateSize: 768, VocabSize: 151669}},
 	}
-	backend, err := simplego.New("ops_sequential")
+	simple, err := simplego.New("ops_sequential")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fast, err := fastcpu.New("")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range configs {
 		c.cfg.RopeTheta, c.cfg.RMSNormEps = backbone.DefaultRopeTheta, backbone.DefaultRMSNormEps
 		dir := writeRandomCheckpoint(b, c.cfg, 1)
-		m, err := Load(dir, backend)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, n := range []int{512, 2048} {
-			ids := make([]int32, n)
-			for i := range ids {
-				ids[i] = int32(i % 50000)
+		for _, be := range []struct {
+			name    string
+			backend backends.Backend
+		}{{"simplego", simple}, {"fastgo", fast}} {
+			m, err := Load(dir, be.backend)
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.Run(fmt.Sprintf("%s/tokens=%d", c.name, n), func(b *testing.B) {
-				if _, err := m.Run(context.Background(), [][]int32{ids}); err != nil { // compile outside the timing
-					b.Fatal(err)
+			for _, n := range []int{512, 2048} {
+				ids := make([]int32, n)
+				for i := range ids {
+					ids[i] = int32(i % 50000)
 				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for b.Loop() {
-					if _, err := m.Run(context.Background(), [][]int32{ids}); err != nil {
+				b.Run(fmt.Sprintf("%s/%s/tokens=%d", be.name, c.name, n), func(b *testing.B) {
+					if _, err := m.Run(context.Background(), [][]int32{ids}); err != nil { // compile outside the timing
 						b.Fatal(err)
 					}
-				}
-			})
+					b.ReportAllocs()
+					b.ResetTimer()
+					for b.Loop() {
+						if _, err := m.Run(context.Background(), [][]int32{ids}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
 		}
 	}
 }
