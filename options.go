@@ -62,6 +62,7 @@ type config struct {
 	maxInputBytes int
 	budget        budget
 	scorer        string
+	keepLine      func(line string) bool
 }
 
 func defaultConfig() config {
@@ -126,6 +127,15 @@ func WithKeepFirstLine(keep bool) Option {
 // holds the verdict).
 func WithKeepLastLine(keep bool) Option {
 	return func(c *config) error { c.keepLast = keep; return nil }
+}
+
+// WithKeepLines always keeps the lines for which match returns true (it
+// sees the line without its terminator), before repair and rendering, so
+// their context is repaired too. Agent tools use it to never drop error
+// lines, exit codes or verdicts from logs. Not applied by the SWE-Pruner
+// renderer, which reproduces the original service.
+func WithKeepLines(match func(line string) bool) Option {
+	return func(c *config) error { c.keepLine = match; return nil }
 }
 
 // WithRepair turns the syntax-aware repair pass on or off (default on; off

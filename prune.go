@@ -131,6 +131,13 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	if p.cfg.keepLast {
 		always(len(keep) - 1)
 	}
+	if p.cfg.keepLine != nil {
+		for i, l := range lines {
+			if p.cfg.keepLine(text[l.Start:l.End]) {
+				always(i)
+			}
+		}
+	}
 	lang, err := p.language(text)
 	if err != nil {
 		return nil, err

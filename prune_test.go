@@ -318,3 +318,17 @@ func TestLongQueryTruncated(t *testing.T) {
 	assert.GreaterOrEqual(t, room, chunk.MinTextTokens)
 	assert.Less(t, room, chunk.MinTextTokens+5, "the query keeps as much as fits")
 }
+
+func TestKeepLines(t *testing.T) {
+	p, err := Load(context.Background(), "", WithKeepLines(func(l string) bool { return strings.Contains(l, "FAIL") }))
+	require.NoError(t, err)
+	text := "=== RUN TestA\n--- PASS: TestA\n=== RUN TestB\n    b_test.go:12: boom\n--- FAIL: TestB\nFAIL\nexit status 1\n"
+	res, err := p.Prune(context.Background(), "which test passed?", text)
+	require.NoError(t, err)
+	checkInvariants(t, text, res)
+	for _, n := range []int{5, 6} {
+		assert.True(t, res.Lines[n-1].Kept, "line %d", n)
+		assert.Equal(t, ReasonAlwaysKeep, res.Lines[n-1].Reason)
+	}
+	assert.Contains(t, res.Text, "--- FAIL: TestB")
+}
