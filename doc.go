@@ -19,6 +19,17 @@
 // the output readable code. Published SWE-Pruner and LaMR checkpoints load
 // unmodified and reproduce the PyTorch reference.
 //
+// # Scorers and decisions
+//
+// Load picks the scorer by checkpoint: SWE-Pruner checkpoints score tokens
+// with keep probabilities, LaMR checkpoints decode their final CRF (Viterbi);
+// WithDecision switches between probabilities, Viterbi paths and CRF
+// marginals. Without a checkpoint (Load(ctx, "")) the built-in default is
+// used, which today is the lexical BM25 baseline, labelled "lexical" in
+// every Result. A threshold on line scores decides by default; WithTokenBudget,
+// WithCompression and WithLineBudget take the best lines instead, each with
+// what the repair pass adds for it, and never exceed the budget.
+//
 // # Guarantees
 //
 // Every kept line is byte-identical to the input line with the same number
