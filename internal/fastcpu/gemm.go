@@ -1,9 +1,3 @@
-// Package fastcpu holds fast float32 CPU kernels for the models of this
-// module and a GoMLX backend ("fastgo") that runs its matrix products with
-// them. The matrix product is blocked for the caches (BLIS-style packing of
-// A and B panels) around a 6×16 micro-kernel written in Go assembly for
-// AVX2+FMA; a pure Go micro-kernel is used when the CPU (checked at run time)
-// or the architecture lacks them. Accumulation is in float32.
 package fastcpu
 
 import (
@@ -14,11 +8,11 @@ import (
 
 // Micro-kernel tile and cache blocking sizes.
 const (
-	mr = 6   // rows of the micro-tile (one broadcast each)
-	nr = 16  // columns of the micro-tile (two 8-lane vectors)
-	kc = 256 // depth of a packed panel (B micro-panel kc×nr = 16 KiB, in L1)
-	mc = 144 // rows of a packed A block (mc×kc = 144 KiB, in L2)
-	nc = 3072
+	mr = 6    // rows of the micro-tile (one broadcast each)
+	nr = 16   // columns of the micro-tile (two 8-lane vectors)
+	kc = 256  // depth of a packed panel (B micro-panel kc×nr = 16 KiB, in L1)
+	mc = 144  // rows of a packed A block (mc×kc = 144 KiB, in L2)
+	nc = 3072 // columns of a packed B block (kc×nc = 3 MiB)
 )
 
 // Strided describes a batch of matrices stored in a flat slice: element

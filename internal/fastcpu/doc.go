@@ -1,0 +1,23 @@
+// Package fastcpu makes the models of this module fast on CPUs in pure Go
+// (Go assembly, no cgo): float32 kernels and a GoMLX backend, "fastgo", that
+// uses them.
+//
+// Kernels:
+//   - Gemm: batched float32 matrix products of any strides, blocked for the
+//     caches (BLIS-style packing of A and B panels) around a 6×16 AVX2+FMA
+//     micro-kernel, split over the cores; float32 accumulation.
+//   - Row kernels for softmax (max, exp, scale) and the logistic function
+//     (AVX2, Cephes-style polynomial exp with relative error about 1e-7).
+//
+// CPU features are detected at run time with golang.org/x/sys/cpu; without
+// AVX2+FMA, on other architectures or with the purego build tag, portable Go
+// kernels run instead.
+//
+// The backend (New, registered with GoMLX as BackendName) records the ops of
+// a graph and, at Compile, fuses masked-softmax attention into one blocked
+// op (skipping keys past each row's last unmasked one, which halves causal
+// attention), folds parameter-free subgraphs into constants, and runs
+// float32 DotGeneral, fused attention and large float32 elementwise ops
+// natively; every other op runs in segments compiled by GoMLX's pure Go
+// backend (simplego). See docs/performance.md for measurements.
+package fastcpu
