@@ -1,0 +1,211 @@
+package linemodel
+
+import (
+	"context"
+	"encoding/gob"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/lexical"
+	"github.com/prunekit/pruner/internal/syntax"
+	"github.com/prunekit/pruner/rubric"
+)
+
+// Example is one case turned into per-line features and targets.
+type Example struct {
+	ID   string
+	Repo string
+	N    int
+	// X is the row-major N×NumFeatures feature matrix (raw, not
+	// standardised).
+	X []float32
+	// Gold holds the 1-based gold line numbers.
+	Gold []int
+	// Dep is the rubric dependency score of each line (decay^hops from the
+	// gold lines, 1 on gold lines, 0 when not reached).
+	Dep []float32
+	// Text is kept for cases that are scored (val, dev), else "".
+	Text string
+}
+
+// CaseLanguage maps a case's lang field to a parser language, falling back
+// to detection from the path and text.
+func CaseLanguage(c Case) syntax.Language {
+	if l, err := syntax.ParseLanguage(c.Lang); err == nil {
+		return l
+	}
+	return syntax.Detect(c.Text, c.Path)
+}
+
+// NewExample computes the features and rubric targets of c.
+func NewExample(ctx context.Context, c Case, keepText bool) (Example, error) {
+	lang := CaseLanguage(c)
+	X, n := Features(ctx, c.Query, c.Text, lang)
+	ex := Example{ID: c.ID, Repo: c.Repo, N: n, X: X, Gold: c.GoldLines, Dep: make([]float32, n)}
+	if keepText {
+		ex.Text = c.Text
+	}
+	keep := make([]bool, n)
+	for _, g := range c.GoldLines {
+		if g >= 1 && g <= n {
+			keep[g-1] = true
+		}
+	}
+	labels, err := rubric.Build(ctx, c.Text, lang, keep)
+	if err == nil {
+		for i, d := range labels.Dependency {
+			if i < n {
+				ex.Dep[i] = float32(d)
+			}
+		}
+	}
+	for i, k := range keep {
+		if k {
+			ex.Dep[i] = 1
+		}
+	}
+	return ex, nil
+}
+
+// BuildExamples converts cases with workers goroutines, reporting progress
+// to progress (may be nil) every few seconds.
+func BuildExamples(ctx context.Context, cases []Case, keepText bool, workers int, progress func(done, total int)) ([]Example, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([]Example, len(cases))
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	stop := make(chan struct{})
+	if progress != nil {
+		go func() {
+			t := time.NewTicker(5 * time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					progress(int(done.Load()), len(cases))
+				}
+			}
+		}()
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(cases) || ctx.Err() != nil {
+					return
+				}
+				ex, err := NewExample(ctx, cases[i], keepText)
+				if err != nil {
+					errs[w] = fmt.Errorf("%s: %w", cases[i].ID, err)
+					return
+				}
+				out[i] = ex
+				done.Add(1)
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(stop)
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
+		}
+	}
+	return out, ctx.Err()
+}
+
+// SaveExamples writes examples to path (gob), with the feature names so a
+// stale cache is detected.
+func SaveExamples(path string, exs []Example) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := gob.NewEncoder(f)
+	if err := enc.Encode(FeatureNames); err != nil {
+		f.Close()
+		return err
+	}
+	if err := enc.Encode(exs); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// LoadExamples reads examples written by SaveExamples; it fails when the
+// feature set changed since.
+func LoadExamples(path string) ([]Example, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := gob.NewDecoder(f)
+	var names []string
+	if err := dec.Decode(&names); err != nil {
+		return nil, err
+	}
+	if fmt.Sprint(names) != fmt.Sprint(FeatureNames) {
+		return nil, fmt.Errorf("linemodel: %s: stale feature cache", path)
+	}
+	var exs []Example
+	err = dec.Decode(&exs)
+	return exs, err
+}
+
+// Targets returns the training target of each line: 1 on gold lines,
+// lambda·Dep elsewhere.
+func (ex *Example) Targets(lambda float32) []float32 {
+	t := make([]float32, ex.N)
+	for i, d := range ex.Dep {
+		t[i] = lambda * d
+	}
+	for _, g := range ex.Gold {
+		if g >= 1 && g <= ex.N {
+			t[g-1] = 1
+		}
+	}
+	return t
+}
+
+// TopK returns the 1-based line numbers of the k best scores (ties to the
+// earlier line), as the eval baselines keep lines.
+func TopK(scores []float32, k int) []int {
+	f := make([]float64, len(scores))
+	for i, s := range scores {
+		f[i] = float64(s)
+	}
+	idx := lexical.TopK(f, k)
+	out := make([]int, len(idx))
+	for i, j := range idx {
+		out[i] = j + 1
+	}
+	return out
+}
+
+// Evaluate scores examples (which need Text) with score and returns the
+// eval sets' metrics of keeping the top r·n lines.
+func Evaluate(exs []Example, r float64, score func(ex *Example) []float32) evalset.Summary {
+	obs := make([]evalset.Observation, 0, len(exs))
+	for i := range exs {
+		ex := &exs[i]
+		s := score(ex)
+		k := evalset.Budget(r, ex.N)
+		kept := TopK(s, k)
+		obs = append(obs, evalset.Observation{Metrics: evalset.Score(evalset.Lines(ex.Text), ex.Gold, kept)})
+	}
+	return evalset.Summarize(obs)
+}

@@ -1,0 +1,465 @@
+package linemodel
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/lexical"
+	"github.com/prunekit/pruner/internal/syntax"
+)
+
+// Syntax roles of a line (one-hot features).
+const (
+	roleBlank = iota
+	roleClose
+	roleComment
+	roleImport
+	roleClass
+	roleDef
+	roleDecorator
+	roleControl
+	roleReturn
+	roleAssign
+	roleCall
+	roleOther
+	numRoles
+)
+
+var roleNames = [numRoles]string{"blank", "close", "comment", "import", "class", "def", "decorator", "control", "return", "assign", "call", "other"}
+
+// FeatureNames lists the per-line features in column order.
+var FeatureNames = func() []string {
+	names := []string{
+		"bm25n", "bm25_rank", "bm25_log", "qcount", "idf_share", "max_idf",
+		"exact_ident", "win1_bm25", "win3_bm25", "win2_idf_share", "prev_bm25", "next_bm25",
+		"def_max_bm25", "def_idf_share", "def_name_share", "def_header", "def_size", "def_relpos", "has_def",
+		"dist_strong", "dist_top1", "tree_depth", "indent",
+		"pos", "pos_from_start", "pos_from_end", "file_lines", "line_len", "line_tokens",
+		"query_len", "coverage", "max_line_share", "parse_errors",
+		"prev_blank", "next_blank",
+	}
+	for _, r := range roleNames {
+		names = append(names, "role_"+r)
+	}
+	return names
+}()
+
+// NumFeatures is len(FeatureNames).
+var NumFeatures = len(FeatureNames)
+
+const maxQueryPieces = 64
+
+// Features computes the per-line features of text for query: a row-major
+// n×NumFeatures matrix, n = len(evalset.Lines(text)). lang may be
+// syntax.Text (no syntax features); a parse failure is not an error.
+func Features(ctx context.Context, query, text string, lang syntax.Language) ([]float32, int) {
+	lines := evalset.Lines(text)
+	if text == "" {
+		lines = nil
+	}
+	n := len(lines)
+	F := NumFeatures
+	X := make([]float32, n*F)
+	if n == 0 {
+		return X, 0
+	}
+	qt := lexical.QueryTokens(query)
+	if len(qt) > maxQueryPieces {
+		qt = qt[:maxQueryPieces]
+	}
+	qidx := make(map[string]int, len(qt))
+	for i, t := range qt {
+		qidx[t] = i
+	}
+	masks := make([]uint64, n)
+	ntok := make([]int, n)
+	for i, l := range lines {
+		toks := lexical.Tokens(l)
+		ntok[i] = len(toks)
+		for _, t := range toks {
+			if q, ok := qidx[t]; ok {
+				masks[i] |= 1 << uint(q)
+			}
+		}
+	}
+	df := make([]int, len(qt))
+	for _, m := range masks {
+		for q := range qt {
+			if m&(1<<uint(q)) != 0 {
+				df[q]++
+			}
+		}
+	}
+	idf := make([]float64, len(qt))
+	sumIdf, maxIdfAll := 0.0, 0.0
+	present := 0
+	for q, d := range df {
+		if d > 0 {
+			present++
+			idf[q] = math.Log(1 + (float64(n-d)+0.5)/(float64(d)+0.5))
+			sumIdf += idf[q]
+			maxIdfAll = max(maxIdfAll, idf[q])
+		}
+	}
+	share := func(m uint64) float64 {
+		if sumIdf == 0 || m == 0 {
+			return 0
+		}
+		s := 0.0
+		for q := range qt {
+			if m&(1<<uint(q)) != 0 {
+				s += idf[q]
+			}
+		}
+		return s / sumIdf
+	}
+	maxIdf := func(m uint64) float64 {
+		if maxIdfAll == 0 {
+			return 0
+		}
+		s := 0.0
+		for q := range qt {
+			if m&(1<<uint(q)) != 0 {
+				s = max(s, idf[q])
+			}
+		}
+		return s / maxIdfAll
+	}
+
+	bm := lexical.BM25(query, lines)
+	bmMax := 0.0
+	for _, s := range bm {
+		bmMax = max(bmMax, s)
+	}
+	bmn := make([]float64, n)
+	if bmMax > 0 {
+		for i, s := range bm {
+			bmn[i] = s / bmMax
+		}
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return bm[order[a]] > bm[order[b]] })
+	rank := make([]int, n)
+	for r, i := range order {
+		rank[i] = r
+	}
+	lineShare := make([]float64, n)
+	maxShare := 0.0
+	for i := range lines {
+		lineShare[i] = share(masks[i])
+		maxShare = max(maxShare, lineShare[i])
+	}
+
+	// Exact identifiers of the query (snake_case, camelCase, dotted names).
+	var idents []string
+	for _, w := range strings.FieldsFunc(query, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.')
+	}) {
+		w = strings.Trim(w, ".")
+		if len(w) >= 4 && looksLikeIdent(w) {
+			idents = append(idents, w)
+		}
+	}
+
+	// Distances to strong hits.
+	const far = 1 << 20
+	distStrong := make([]int, n)
+	last := -far
+	for i := 0; i < n; i++ {
+		if bm[i] > 0 && bmn[i] >= 0.5 {
+			last = i
+		}
+		distStrong[i] = i - last
+	}
+	last = 2 * far
+	for i := n - 1; i >= 0; i-- {
+		if bm[i] > 0 && bmn[i] >= 0.5 {
+			last = i
+		}
+		distStrong[i] = min(distStrong[i], last-i)
+	}
+
+	// Syntax.
+	st := analyseSyntax(ctx, text, lang, n)
+
+	// Definition-level statistics, cached per definition node.
+	type defStat struct{ maxBM, share, nameShare float64 }
+	defCache := map[int32]defStat{}
+	defStats := func(d int32) defStat {
+		if s, ok := defCache[d]; ok {
+			return s
+		}
+		nd := st.tree.Nodes[d]
+		var m uint64
+		mx := 0.0
+		for r := int(nd.StartRow); r <= nd.LastRow() && r < n; r++ {
+			m |= masks[r]
+			mx = max(mx, bmn[r])
+		}
+		var nm uint64
+		for _, c := range st.tree.Children(int(d)) {
+			if st.tree.Nodes[c].Field == "name" {
+				for _, t := range lexical.Tokens(st.tree.Text(st.src, c)) {
+					if q, ok := qidx[t]; ok {
+						nm |= 1 << uint(q)
+					}
+				}
+				break
+			}
+		}
+		s := defStat{maxBM: mx, share: share(m), nameShare: share(nm)}
+		defCache[d] = s
+		return s
+	}
+
+	fn := float64(n)
+	logN := math.Log1p(fn)
+	for i, l := range lines {
+		row := X[i*F : (i+1)*F]
+		k := 0
+		put := func(v float64) {
+			row[k] = float32(v)
+			k++
+		}
+		put(bmn[i])
+		put(float64(rank[i]) / fn)
+		put(math.Log1p(bm[i]))
+		put(float64(popcount(masks[i])) / math.Max(1, float64(present)))
+		put(lineShare[i])
+		put(maxIdf(masks[i]))
+		ex := 0
+		for _, w := range idents {
+			if strings.Contains(l, w) {
+				ex++
+			}
+		}
+		put(math.Min(float64(ex), 3))
+		w1, w3, prev, next := 0.0, 0.0, 0.0, 0.0
+		var wm uint64
+		for j := max(0, i-3); j <= min(n-1, i+3); j++ {
+			if j == i {
+				continue
+			}
+			if j >= i-1 && j <= i+1 {
+				w1 = max(w1, bmn[j])
+			}
+			if j >= i-2 && j <= i+2 {
+				wm |= masks[j]
+			}
+			w3 = max(w3, bmn[j])
+		}
+		if i > 0 {
+			prev = bmn[i-1]
+		}
+		if i+1 < n {
+			next = bmn[i+1]
+		}
+		put(w1)
+		put(w3)
+		put(share(wm | masks[i]))
+		put(prev)
+		put(next)
+		if d := st.def[i]; d >= 0 {
+			s := defStats(d)
+			nd := st.tree.Nodes[d]
+			size := nd.LastRow() - int(nd.StartRow) + 1
+			put(s.maxBM)
+			put(s.share)
+			put(s.nameShare)
+			put(b2f(int(nd.StartRow) == i))
+			put(math.Log1p(float64(size)) / 6)
+			put(float64(i-int(nd.StartRow)) / math.Max(1, float64(size)))
+			put(1)
+		} else {
+			k += 7
+		}
+		put(math.Log1p(math.Min(float64(distStrong[i]), 1000)) / 7)
+		put(math.Log1p(math.Abs(float64(i-order[0]))) / 7)
+		put(math.Min(float64(st.depth[i]), 30) / 10)
+		put(math.Min(float64(indentWidth(l)), 64) / 16)
+		put(float64(i) / fn)
+		put(math.Log1p(float64(i)) / 7)
+		put(math.Log1p(float64(n-1-i)) / 7)
+		put(logN / 7)
+		put(math.Log1p(float64(len(l))) / 5)
+		put(math.Log1p(float64(ntok[i])) / 4)
+		put(math.Log1p(float64(len(qt))) / 4)
+		put(float64(present) / math.Max(1, float64(len(qt))))
+		put(maxShare)
+		put(b2f(st.errors > 0))
+		put(b2f(i > 0 && strings.TrimSpace(lines[i-1]) == ""))
+		put(b2f(i+1 < n && strings.TrimSpace(lines[i+1]) == ""))
+		row[k+lineRole(l, st, i)] = 1
+	}
+	return X, n
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func popcount(m uint64) int {
+	c := 0
+	for m != 0 {
+		m &= m - 1
+		c++
+	}
+	return c
+}
+
+func looksLikeIdent(w string) bool {
+	if strings.ContainsAny(w, "_.") {
+		return true
+	}
+	hasLower := false
+	for i, r := range w {
+		if unicode.IsLower(r) {
+			hasLower = true
+		}
+		if i > 0 && unicode.IsUpper(r) && hasLower {
+			return true
+		}
+		if unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func indentWidth(l string) int {
+	w := 0
+	for _, r := range l {
+		switch r {
+		case ' ':
+			w++
+		case '\t':
+			w += 4
+		default:
+			return w
+		}
+	}
+	return w
+}
+
+// syntaxInfo is what the features need from the parse tree.
+type syntaxInfo struct {
+	tree   *syntax.Tree
+	src    []byte
+	head   []int32 // first named non-root node starting on each row, -1
+	depth  []int   // ancestor count of head
+	def    []int32 // innermost function/class node covering the row, -1
+	errors int
+}
+
+func analyseSyntax(ctx context.Context, text string, lang syntax.Language, n int) syntaxInfo {
+	st := syntaxInfo{head: make([]int32, n), depth: make([]int, n), def: make([]int32, n)}
+	for i := range st.head {
+		st.head[i], st.def[i] = -1, -1
+	}
+	if lang == syntax.Text {
+		return st
+	}
+	st.src = []byte(text)
+	tree, err := syntax.Parse(ctx, lang, st.src)
+	if err != nil || tree == nil || len(tree.Nodes) == 0 {
+		return st
+	}
+	st.tree = tree
+	st.errors = tree.Errors
+	nodeDepth := make([]int, len(tree.Nodes))
+	for j := 1; j < len(tree.Nodes); j++ {
+		nd := &tree.Nodes[j]
+		if nd.Parent >= 0 {
+			nodeDepth[j] = nodeDepth[nd.Parent] + 1
+		}
+		if !nd.Named {
+			continue
+		}
+		r := int(nd.StartRow)
+		if r < n && st.head[r] < 0 {
+			st.head[r] = int32(j)
+			st.depth[r] = nodeDepth[j]
+		}
+		if k := typeKind(nd.Type); k == roleDef || k == roleClass {
+			for rr := r; rr <= nd.LastRow() && rr < n; rr++ {
+				st.def[rr] = int32(j)
+			}
+		}
+	}
+	return st
+}
+
+func lineRole(l string, st syntaxInfo, i int) int {
+	t := strings.TrimSpace(l)
+	if t == "" {
+		return roleBlank
+	}
+	if strings.Trim(t, "})];,) \t") == "" {
+		return roleClose
+	}
+	if st.tree == nil || st.head[i] < 0 {
+		if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") {
+			return roleComment
+		}
+		return roleOther
+	}
+	return typeKind(st.tree.Nodes[st.head[i]].Type)
+}
+
+func hasWord(t string, words ...string) bool {
+	for _, p := range strings.Split(t, "_") {
+		for _, w := range words {
+			if p == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func typeKind(t string) int {
+	if strings.HasSuffix(t, "identifier") || strings.HasSuffix(t, "literal") && t != "func_literal" {
+		return roleOther
+	}
+	has := func(s ...string) bool {
+		for _, x := range s {
+			if strings.Contains(t, x) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("comment"):
+		return roleComment
+	case has("import", "use_declaration", "preproc_include", "package_clause", "package_declaration", "extern_crate"):
+		return roleImport
+	case has("decorator", "annotation", "attribute_item"):
+		return roleDecorator
+	case has("call", "invocation"):
+		return roleCall
+	case has("class", "struct", "interface", "enum", "impl_item", "trait", "type_declaration", "type_spec", "type_alias"):
+		return roleClass
+	case has("function", "method", "constructor", "func_literal", "lambda", "closure"):
+		return roleDef
+	case hasWord(t, "if", "for", "while", "switch", "match", "try", "catch", "else", "case", "except", "finally", "with", "loop", "select", "do", "elif", "foreach", "defer", "guard", "default"):
+		return roleControl
+	case hasWord(t, "return", "throw", "raise", "break", "continue", "yield"):
+		return roleReturn
+	case has("assignment", "declaration", "declarator", "field", "let_", "const", "var_", "property"):
+		return roleAssign
+	case has("expression"):
+		return roleCall
+	}
+	return roleOther
+}
