@@ -224,8 +224,8 @@ func importance(m *linemodel.Model, val []linemodel.Example, o options, w io.Wri
 	base := linemodel.Evaluate(val, o.r, modelScore(m)).Mean
 	F := linemodel.NumFeatures
 	type imp struct {
-		name     string
-		dr, dh   float64
+		name   string
+		dr, dh float64
 	}
 	var imps []imp
 	rng := rand.New(rand.NewPCG(o.seed, 11))
@@ -283,6 +283,16 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		bmObs = append(bmObs, evalset.Observation{Metrics: c.Score(evalset.BM25(c.Query, c.Text, k))})
 	}
 	ref := evalset.Summarize(bmObs)
+	// End-to-end scoring time per case (features from raw text + MLP).
+	var total, worst time.Duration
+	for _, c := range cases {
+		t := time.Now()
+		m.Score(ctx, c.Query, c.Text, linemodel.CaseLanguage(c))
+		d := time.Since(t)
+		total += d
+		worst = max(worst, d)
+	}
+	fmt.Fprintf(stdout, "scoring time per case: mean %s, max %s\n", (total / time.Duration(len(cases))).Round(time.Microsecond), worst.Round(time.Microsecond))
 	fmt.Fprintf(stdout, "%s: %d cases, r=%.2f (features %s incl. labels, model %s)\n", o.eval, len(cases), o.r, feat.Round(time.Millisecond), mlp.Round(time.Millisecond))
 	fmt.Fprintf(stdout, "%-14s %7s %7s %9s %9s\n", "method", "recall", "hit", "line_comp", "char_comp")
 	for _, row := range []struct {
