@@ -38,6 +38,7 @@ type options struct {
 	seed            uint64
 	resume          bool
 	importance      bool
+	tune            bool
 }
 
 func main() {
@@ -66,6 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&o.r, "r", 0.2, "line budget ratio for the metrics")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed")
 	fs.BoolVar(&o.resume, "resume", false, "resume from the checkpoint in -out")
+	fs.BoolVar(&o.tune, "tune", false, "only select the score smoothing on val for the checkpoint in -out (training does it too)")
 	fs.BoolVar(&o.importance, "importance", false, "report permutation importance of each feature on val")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -78,6 +80,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.eval != "" {
 		return evalDir(ctx, o, stdout, stderr)
+	}
+	if o.tune {
+		m, err := linemodel.Load(o.out)
+		if err != nil {
+			return err
+		}
+		_, val, err := examples(ctx, o, stderr)
+		if err != nil {
+			return err
+		}
+		tuneSmooth(m, val, o, stderr)
+		if o.importance {
+			importance(m, val, o, stderr)
+		}
+		return m.Save(o.out)
 	}
 	return train(ctx, o, stdout, stderr)
 }
@@ -209,6 +226,10 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err := tr.Train(trainEx); err != nil {
 		return err
 	}
+	tuneSmooth(m, valEx, o, log)
+	if err := m.Save(o.out); err != nil {
+		return err
+	}
 	v := validate(m)
 	fmt.Fprintf(log, "val model r=%.2f: recall %.4f hit %.4f line_comp %.4f char_comp %.4f (total %s)\n", o.r, v["recall"], v["hit"], v["line_comp"], v["char_comp"], time.Since(start).Round(time.Second))
 	fmt.Fprintf(stdout, "val r=%.2f  model recall %.4f hit %.4f | bm25 recall %.4f hit %.4f\n", o.r, v["recall"], v["hit"], bm.Mean.Recall, bm.Mean.Hit)
@@ -216,6 +237,21 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		importance(m, valEx, o, log)
 	}
 	return nil
+}
+
+// tuneSmooth picks the neighbour smoothing with the best val recall + hit.
+func tuneSmooth(m *linemodel.Model, val []linemodel.Example, o options, w io.Writer) {
+	best, bestV := 0.0, -1.0
+	for _, a := range []float64{0, 0.1, 0.2, 0.3, 0.5, 0.7} {
+		m.Cfg.Smooth = a
+		s := linemodel.Evaluate(val, o.r, modelScore(m)).Mean
+		fmt.Fprintf(w, "smooth %.1f: val recall %.4f hit %.4f\n", a, s.Recall, s.Hit)
+		if v := s.Recall + s.Hit; v > bestV {
+			best, bestV = a, v
+		}
+	}
+	m.Cfg.Smooth = best
+	fmt.Fprintf(w, "smooth: selected %.1f\n", best)
 }
 
 // importance reports the drop in val recall when one feature column is

@@ -28,6 +28,10 @@ type Config struct {
 	Epochs int `json:"epochs"`
 	// Step is the optimizer step count.
 	Step int `json:"step"`
+	// Smooth mixes a line's score with its best neighbour's:
+	// s'ᵢ = sᵢ + Smooth·max(0, max(sᵢ₋₁, sᵢ₊₁) − sᵢ). Selected on val after
+	// training (0 = off).
+	Smooth float64 `json:"smooth,omitempty"`
 	// Val holds the last validation numbers (for the record).
 	Val map[string]float64 `json:"val,omitempty"`
 }
@@ -148,7 +152,30 @@ func (m *Model) ScoreFeatures(X []float32, n int) []float32 {
 		}
 		h, in = next, out
 	}
-	return h
+	return SmoothScores(h, m.Cfg.Smooth)
+}
+
+// SmoothScores returns s with each score raised towards its best
+// neighbour's by alpha (see Config.Smooth); alpha 0 returns s.
+func SmoothScores(s []float32, alpha float64) []float32 {
+	if alpha == 0 {
+		return s
+	}
+	out := make([]float32, len(s))
+	for i, v := range s {
+		nb := float32(math.Inf(-1))
+		if i > 0 {
+			nb = s[i-1]
+		}
+		if i+1 < len(s) {
+			nb = max(nb, s[i+1])
+		}
+		out[i] = v
+		if nb > v {
+			out[i] = v + float32(alpha)*(nb-v)
+		}
+	}
+	return out
 }
 
 // Score returns one score per line of text (split as evalset.Lines) for
