@@ -53,7 +53,7 @@ func main() {
 func run() error {
 	cfgList := flag.String("config", "tiny,h256,l1-0.6b", "comma-separated configs: tiny, h256, l1-0.6b")
 	tokList := flag.String("tokens", "512,2048", "comma-separated sequence lengths")
-	backendName := flag.String("backend", "fastgo", `GoMLX backend: "go" (simplego, ops sequential) or "fastgo" (internal/fastcpu)`)
+	backendName := flag.String("backend", "fastgo", `GoMLX backend: "fastgo" (internal/fastcpu) or any name internal/backend.New accepts, e.g. "simplego" (plain GoMLX pure Go backend)`)
 	reps := flag.Int("reps", 3, "timed repetitions per case (the minimum is reported)")
 	torch := flag.Bool("torch", false, "also time PyTorch (bench/torch_qwen3.py) and print Go/PyTorch ratios")
 	python := flag.String("python", "/usr/bin/python3", "python interpreter with torch (Debian python3-torch)")
