@@ -30,17 +30,20 @@ type Backend struct {
 	gemm             *Gemm
 	fusedAttention   atomic.Int64
 	nativeProducts   atomic.Int64
+	nativeElemwise   atomic.Int64
 }
 
 // Stats counts what this backend's compilations lowered natively.
 type Stats struct {
 	FusedAttention int64 // masked-softmax attention blocks fused
 	NativeProducts int64 // float32 DotGenerals run on Gemm (outside fusions)
+	NativeElemwise int64 // float32 elementwise ops and last-axis sums run natively
 }
 
 // Stats returns the counts over all graphs compiled by b so far.
 func (b *Backend) Stats() Stats {
-	return Stats{FusedAttention: b.fusedAttention.Load(), NativeProducts: b.nativeProducts.Load()}
+	return Stats{FusedAttention: b.fusedAttention.Load(), NativeProducts: b.nativeProducts.Load(),
+		NativeElemwise: b.nativeElemwise.Load()}
 }
 
 var _ backends.Backend = (*Backend)(nil)

@@ -291,3 +291,25 @@ func TestConcurrentExecution(t *testing.T) {
 		require.Equal(t, want, got)
 	}
 }
+
+// TestNativeElementwiseMatchesSimplego checks the natively run elementwise
+// ops and last-axis sums, with every broadcasting form, against simplego.
+func TestNativeElementwiseMatchesSimplego(t *testing.T) {
+	fast, plain := backendsUnderTest(t)
+	r := rand.New(rand.NewSource(13))
+	const b, s, h = 2, 97, 129 // 25026 elements: above elemMinSize
+	before := fast.Stats().NativeElemwise
+	got, want := runBoth(t, fast, plain, func(x, rowScale, colScale, y *Node) []*Node {
+		sq := Mul(x, x)
+		sum := ReduceSum(sq, -1)                                        // native last-axis sum
+		normed := Mul(x, Rsqrt(AddScalar(Reshape(sum, b, s, 1), 1e-3))) // row broadcast
+		gated := Mul(normed, Sigmoid(y))                                // same shapes, logistic
+		out := Div(Sub(Add(gated, colScale), MulScalar(x, 0.5)), AddScalar(Abs(rowScale), 1))
+		return []*Node{out, sum, Sub(Scalar(x.Graph(), dtypes.Float32, 2), x)}
+	}, randTensor(r, b, s, h), randTensor(r, b, s, 1), randTensor(r, 1, 1, h), randTensor(r, b, s, h))
+	for i := range want {
+		requireAllClose(t, want[i], got[i], 1e-6, fmt.Sprintf("output %d", i))
+	}
+	t.Logf("%d ops ran natively", fast.Stats().NativeElemwise-before)
+	require.GreaterOrEqual(t, fast.Stats().NativeElemwise-before, int64(8))
+}

@@ -334,6 +334,8 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 				b.backend.nativeProducts.Add(1)
 			case kindAttn:
 				b.backend.fusedAttention.Add(1)
+			case kindElem:
+				b.backend.nativeElemwise.Add(1)
 			}
 			for _, in := range n.inputs {
 				export(in)

@@ -24,7 +24,19 @@ type elemPlan struct {
 var elemOps = map[string]int{"Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "Logistic": 1}
 
 // planElementwise returns the plan for n, or nil when n stays in simplego.
+// Besides elementwise ops it takes float32 ReduceSum over the last axis
+// (op "ReduceSumLast"), summed in the same order as simplego.
 func planElementwise(n *node) *elemPlan {
+	if n.kind == kindSeg && n.name == "ReduceSum" && len(n.inputs) == 1 && len(n.args) == 1 {
+		in := n.inputs[0]
+		axes, ok := n.args[0].([]int)
+		rank := in.shape.Rank()
+		if ok && len(axes) == 1 && rank > 0 && (axes[0] == rank-1 || axes[0] == -1) &&
+			in.shape.DType == dtypes.Float32 && in.shape.Size() >= elemMinSize {
+			return &elemPlan{op: "ReduceSumLast", dims: in.shape.Dimensions}
+		}
+		return nil
+	}
 	arity, ok := elemOps[n.name]
 	if !ok || n.kind != kindSeg || len(n.inputs) != arity || n.shape.DType != dtypes.Float32 || n.shape.Size() < elemMinSize {
 		return nil
@@ -80,8 +92,12 @@ func (r *run) elementwise(n *node) error {
 	if rank > 0 {
 		last = p.dims[rank-1]
 	}
-	rows := len(dst) / max(1, last)
-	workers := min(r.e.backend.gemm.workers, max(1, len(dst)/elemMinSize))
+	size := len(dst)
+	if p.op == "ReduceSumLast" {
+		size = len(ins[0])
+	}
+	rows := size / max(1, last)
+	workers := min(r.e.backend.gemm.workers, max(1, size/elemMinSize))
 	chunk := (rows + workers - 1) / workers
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -107,6 +123,17 @@ func (r *run) elementwise(n *node) error {
 // rows computes output rows [r0, r1) (a row is the last axis).
 func (p *elemPlan) rows(r0, r1, last int, dst []float32, ins [2][]float32, simd bool) {
 	rank := len(p.dims)
+	if p.op == "ReduceSumLast" {
+		src := ins[0]
+		for r := r0; r < r1; r++ {
+			var sum float32
+			for _, v := range src[r*last : (r+1)*last] {
+				sum += v
+			}
+			dst[r] = sum
+		}
+		return
+	}
 	if p.op == "Logistic" {
 		if simd {
 			logisticSIMD(dst[r0*last:r1*last], ins[0][r0*last:r1*last])
