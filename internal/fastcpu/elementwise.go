@@ -19,6 +19,7 @@ type elemPlan struct {
 	op      string
 	dims    []int    // output dimensions
 	strides [2][]int // per operand and output axis; 0 where broadcast
+	perm    []int    // Transpose: output axis i is input axis perm[i]
 }
 
 var elemOps = map[string]int{"Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "Logistic": 1}
@@ -34,6 +35,14 @@ func planElementwise(n *node) *elemPlan {
 		if ok && len(axes) == 1 && rank > 0 && (axes[0] == rank-1 || axes[0] == -1) &&
 			in.shape.DType == dtypes.Float32 && in.shape.Size() >= elemMinSize {
 			return &elemPlan{op: "ReduceSumLast", dims: in.shape.Dimensions}
+		}
+		return nil
+	}
+	if n.kind == kindSeg && n.name == "Transpose" && len(n.inputs) == 1 && len(n.args) == 1 {
+		in := n.inputs[0]
+		perm, ok := n.args[0].([]int)
+		if ok && len(perm) == in.shape.Rank() && in.shape.DType == dtypes.Float32 && in.shape.Size() >= elemMinSize {
+			return &elemPlan{op: "Transpose", dims: in.shape.Dimensions, perm: perm}
 		}
 		return nil
 	}
@@ -93,12 +102,19 @@ func (r *run) elementwise(n *node) error {
 		last = p.dims[rank-1]
 	}
 	size := len(dst)
-	if p.op == "ReduceSumLast" {
+	switch p.op {
+	case "ReduceSumLast":
 		size = len(ins[0])
+	case "Transpose":
+		transpose(dst, ins[0], p.dims, p.perm) // memory-bound: one core
+		size = 0
 	}
 	rows := size / max(1, last)
 	workers := min(r.e.backend.gemm.workers, max(1, size/elemMinSize))
 	chunk := (rows + workers - 1) / workers
+	if size == 0 {
+		workers = 0
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		r0, r1 := w*chunk, min(rows, (w+1)*chunk)
