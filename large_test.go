@@ -46,3 +46,19 @@ func TestPruneOneMegabyte(t *testing.T) {
 	require.Greater(t, res.Tokens.Input, 200_000)
 	checkInvariants(t, text, res)
 }
+
+// Ten megabytes through the lexical scorer, repair and rendering: no limit
+// is hit and every invariant holds.
+func TestPruneTenMegabytesLexical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 MB end-to-end run skipped in -short mode")
+	}
+	p, err := Load(context.Background(), "")
+	require.NoError(t, err)
+	text := realGoSource(t, 10<<20)
+	res, err := p.Prune(context.Background(), "how are request headers parsed?", text)
+	require.NoError(t, err)
+	require.Empty(t, res.Notes)
+	require.NotEmpty(t, res.KeptLines())
+	checkInvariants(t, text, res)
+}
