@@ -55,7 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.data, "data", "../shared/traindata", "training data directory (*.jsonl.gz)")
 	fs.StringVar(&o.out, "out", "", "output directory: checkpoint, config.json, feature cache, log")
 	fs.StringVar(&o.eval, "eval", "", "evaluate the checkpoint in -out on this eval directory (e.g. ../shared/evalsets/dev) and exit")
-	fs.IntVar(&o.epochs, "epochs", 8, "epochs")
+	fs.IntVar(&o.epochs, "epochs", 3, "epochs")
 	fs.IntVar(&o.limit, "limit", 0, "use at most this many training cases (random subset; 0 = all)")
 	fs.IntVar(&o.valLimit, "val-limit", 0, "use at most this many val cases (0 = all)")
 	fs.IntVar(&o.batch, "batch", 16, "cases per step")
