@@ -42,7 +42,7 @@ func BenchmarkPrune(b *testing.B) {
 	}
 	src := goSource(b, 100_000)
 	toks := p.tok.Encode(src)
-	for _, n := range []int{1_000, 10_000, 100_000} {
+	for _, n := range []int{1_000, 2_000, 10_000, 100_000} {
 		if n > len(toks) {
 			break
 		}
