@@ -81,8 +81,12 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 		scores[i] = s.Score
 	}
 	lineScores := swecompat.AggregateLines(text, spans, scores)
-	kept, pruned := swecompat.PruneLines(text, lineScores, p.cfg.threshold, p.cfg.keepFirst)
+	kept, _ := swecompat.PruneLines(text, lineScores, p.cfg.threshold, p.cfg.keepFirst)
+	pruned, phs := swecompat.RenderLinesMapped(text, kept)
 	res := &Result{Text: pruned}
+	for _, ph := range phs {
+		res.Placeholders = append(res.Placeholders, Placeholder(ph))
+	}
 	n := len(swecompat.SplitLines(text))
 	res.Lines = make([]Line, n)
 	for i := range res.Lines {

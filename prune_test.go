@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/swecompat"
 )
 
 var (
@@ -331,4 +332,39 @@ func TestKeepLines(t *testing.T) {
 		assert.Equal(t, ReasonAlwaysKeep, res.Lines[n-1].Reason)
 	}
 	assert.Contains(t, res.Text, "--- FAIL: TestB")
+}
+
+// In SWE-Pruner rendering every input line (Python splitlines numbering) is
+// either in the output verbatim, in order, or inside exactly one
+// "(filtered N lines)" placeholder.
+func TestSWEPrunerPlaceholders(t *testing.T) {
+	p, err := tinyPruner(t).With(WithSWEPrunerCompat())
+	require.NoError(t, err)
+	r := rand.New(rand.NewSource(11))
+	for i := 0; i < 30; i++ {
+		text := randomText(r) + "def f(x):\n    return x\n\n\n# trailing comment that is long enough\n"
+		res, err := p.Prune(context.Background(), "what fails?", text)
+		require.NoError(t, err)
+		in := swecompat.SplitLines(text)
+		out := strings.Split(res.Text, "\n")
+		ph := map[int]Placeholder{}
+		for _, x := range res.Placeholders {
+			ph[x.OutputLine] = x
+			require.Equal(t, fmt.Sprintf("(filtered %d lines)", x.LastLine-x.FirstLine+1), out[x.OutputLine-1])
+		}
+		next := 1
+		for o, line := range out {
+			if x, ok := ph[o+1]; ok {
+				require.Equal(t, next, x.FirstLine, "text %q", text)
+				next = x.LastLine + 1
+				continue
+			}
+			require.LessOrEqual(t, next, len(in), "text %q", text)
+			require.Equal(t, in[next-1], line, "output line %d of %q", o+1, text)
+			next++
+		}
+		if len(in) > 0 {
+			require.Equal(t, len(in)+1, next, "every input line accounted for in %q", text)
+		}
+	}
 }

@@ -71,9 +71,29 @@ func PruneLines(text string, lineScores map[int]float64, threshold float64, alwa
 // too); a trailing run always becomes a placeholder. Lines are joined with
 // "\n", whatever their original terminators.
 func RenderLines(text string, keptLines []int) string {
+	out, _ := RenderLinesMapped(text, keptLines)
+	return out
+}
+
+// Placeholder is one "(filtered N lines)" line of a rendering: its 1-based
+// line in the output and the 1-based input lines (Python splitlines
+// numbering) it stands for.
+type Placeholder struct {
+	OutputLine, FirstLine, LastLine int
+}
+
+// RenderLinesMapped is RenderLines that also returns where each placeholder
+// is and what it replaces; every other output line is an input line, in
+// order (kept lines and re-emitted short runs).
+func RenderLinesMapped(text string, keptLines []int) (string, []Placeholder) {
 	lines := splitPy(text)
 	kept := keptSet(keptLines, len(lines))
 	var out []string
+	var phs []Placeholder
+	emitPlaceholder := func(first, n int) {
+		out = append(out, placeholder(n))
+		phs = append(phs, Placeholder{OutputLine: len(out), FirstLine: first, LastLine: first + n - 1})
+	}
 	filtered, chars := 0, 0
 	for i, l := range lines {
 		line := text[l.start:l.end]
@@ -88,7 +108,7 @@ func RenderLines(text string, keptLines []int) string {
 		}
 		if filtered > 0 {
 			if chars > placeholderBaseLen {
-				out = append(out, placeholder(filtered))
+				emitPlaceholder(i+1-filtered, filtered)
 			} else {
 				for _, f := range lines[i-filtered : i] {
 					out = append(out, text[f.start:f.end])
@@ -99,9 +119,9 @@ func RenderLines(text string, keptLines []int) string {
 		out = append(out, line)
 	}
 	if filtered > 0 {
-		out = append(out, placeholder(filtered))
+		emitPlaceholder(len(lines)+1-filtered, filtered)
 	}
-	return strings.Join(out, "\n")
+	return strings.Join(out, "\n"), phs
 }
 
 // PruneLinesFork is the LaMR fork's prune_code_lines without AST repair
