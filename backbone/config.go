@@ -3,6 +3,8 @@ package backbone
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 )
 
 // Qwen3 defaults that the released SWE-Pruner checkpoint does not spell out in
@@ -196,13 +198,13 @@ func (c Config) ExpectedShapes() TensorShapes {
 func (c Config) checkShapes(shapes TensorShapes) error {
 	var errs []error
 	want := c.ExpectedShapes()
-	names := sortedKeys(want)
+	names := slices.Sorted(maps.Keys(want))
 	for _, name := range names {
 		got, ok := shapes[name]
 		switch {
 		case !ok:
 			errs = append(errs, fmt.Errorf("tensor %q missing", name))
-		case !equalInts(got, want[name]):
+		case !slices.Equal(got, want[name]):
 			errs = append(errs, fmt.Errorf("tensor %q has shape %v, want %v", name, got, want[name]))
 		}
 	}

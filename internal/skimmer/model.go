@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -246,7 +247,7 @@ func resolve(fc fileConfig, all map[string][]int) (Config, map[string][]int, err
 		switch {
 		case !ok:
 			errs = append(errs, fmt.Errorf("tensor %q missing", name))
-		case !equal(got, want[name]):
+		case !slices.Equal(got, want[name]):
 			errs = append(errs, fmt.Errorf("tensor %q has shape %v, want %v", name, got, want[name]))
 		}
 	}
@@ -256,18 +257,6 @@ func resolve(fc fileConfig, all map[string][]int) (Config, map[string][]int, err
 		return cfg, want, fmt.Errorf("%w: %w", ErrCheckpoint, errors.Join(errs...))
 	}
 	return cfg, want, nil
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // recoverErr turns a panic raised while building or running a GoMLX graph
