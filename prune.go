@@ -81,7 +81,7 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 		scores[i] = s.Score
 	}
 	lineScores := swecompat.AggregateLines(text, spans, scores)
-	kept, _ := swecompat.PruneLines(text, lineScores, p.cfg.threshold, p.cfg.keepFirst)
+	kept := swecompat.KeptLines(text, lineScores, p.cfg.threshold, p.cfg.keepFirst)
 	pruned, phs := swecompat.RenderLinesMapped(text, kept)
 	res := &Result{Text: pruned}
 	for _, ph := range phs {
@@ -159,12 +159,14 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	}
 	repair := p.cfg.repair && a != nil && lang != syntax.Text
 	var repaired []bool // the final mask when a budget already repaired it
+	var limit int
+	var cost []int // per-line budget cost, when a budget is set
 	if p.cfg.budget.set() {
 		var sel selector
 		if repair {
 			sel = a.NewSelection()
 		}
-		limit, cost := p.budgetCost(text, lines, ts)
+		limit, cost = p.budgetCost(text, lines, ts)
 		var outcome budgetOutcome
 		repaired, outcome, err = selectByBudget(ctx, scores, covered, keep, cost, limit, sel)
 		if err != nil {
@@ -211,7 +213,6 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	if p.cfg.budget.set() {
 		// Blank lines mostly cost nothing (a newline merges into the
 		// previous line's token) but the budget stays a hard limit.
-		limit, cost := p.budgetCost(text, lines, ts)
 		used := 0
 		for i, k := range keep {
 			if k {

@@ -82,13 +82,11 @@ const (
 // embedding rows of "yes" and "no". ctx is scoped at the backbone.
 func DocLogits(ctx *context.Context, cfg Config, last, lastIdx *Node) *Node {
 	g := last.Graph()
-	dims := last.Shape().Dimensions
-	b, s := dims[0], dims[1]
+	s := last.Shape().Dimensions[1]
 	// A one-hot contraction picks each row's last token exactly (1·z + Σ 0·x).
 	pick := OneHot(lastIdx, s, dtypes.Float32) // [b,s]
 	z := Einsum("bs,bsh->bh", pick, last)
 	embed := Weight(ctx.In("embed_tokens"), g, "weight", cfg.VocabSize, cfg.HiddenSize)
 	rows := Gather(embed, Const(g, [][]int32{{TokenYes}, {TokenNo}})) // [2,h]
-	_ = b
 	return DotGeneral(z, []int{1}, nil, rows, []int{1}, nil)
 }

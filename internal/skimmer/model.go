@@ -86,12 +86,12 @@ func Load(dir string, backend backends.Backend) (m *Model, err error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if strings.Contains(name, "crf") {
+			continue // CRFs are decoded in Go, see below
+		}
 		data, err := f.Float32(name)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
-		}
-		if strings.Contains(name, "crf") {
-			continue // CRFs are decoded in Go, see below
 		}
 		rel := strings.TrimPrefix(name, "model.")
 		dot := strings.LastIndexByte(rel, '.')

@@ -39,13 +39,19 @@ func selectLines(lineCount int, lineScores map[int]float64, threshold float64, f
 	return kept
 }
 
-// PruneLines is SWE-Pruner's prune_code_lines. It keeps the lines (Python
-// splitlines() numbering, 1-based) whose score is at least threshold, and
-// line 1 when alwaysKeepFirst; then, in one pass over the kept lines, it adds
-// the line between every two kept lines that are two apart. keptLines (the
-// reference's kept_frags) includes those added lines, sorted; pruned is
-// RenderLines of them.
+// PruneLines is SWE-Pruner's prune_code_lines: KeptLines, then RenderLines
+// of them. keptLines is the reference's kept_frags.
 func PruneLines(text string, lineScores map[int]float64, threshold float64, alwaysKeepFirst bool) (keptLines []int, pruned string) {
+	keptLines = KeptLines(text, lineScores, threshold, alwaysKeepFirst)
+	return keptLines, RenderLines(text, keptLines)
+}
+
+// KeptLines is the selection half of SWE-Pruner's prune_code_lines. It keeps
+// the lines (Python splitlines() numbering, 1-based) whose score is at least
+// threshold, and line 1 when alwaysKeepFirst; then, in one pass over the
+// kept lines, it adds the line between every two kept lines that are two
+// apart. The result is sorted and includes those added lines.
+func KeptLines(text string, lineScores map[int]float64, threshold float64, alwaysKeepFirst bool) []int {
 	lineCount := len(splitPy(text))
 	first := 0
 	if alwaysKeepFirst {
@@ -60,7 +66,7 @@ func PruneLines(text string, lineScores map[int]float64, threshold float64, alwa
 		}
 		filled = append(filled, k)
 	}
-	return filled, RenderLines(text, filled)
+	return filled
 }
 
 // RenderLines is the rendering half of SWE-Pruner's prune_code_lines for the
