@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -216,23 +217,33 @@ func (m *Model) Save(dir string) error {
 
 // Load reads a model saved by Save.
 func Load(dir string) (*Model, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	return LoadFS(os.DirFS(dir), dir)
+}
+
+// LoadFS reads a model saved by Save from the root of fsys (for instance the
+// embedded weights); name labels errors.
+func LoadFS(fsys fs.FS, name string) (*Model, error) {
+	b, err := fs.ReadFile(fsys, "config.json")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("linemodel: %w", err)
 	}
 	var cfg Config
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, fmt.Errorf("linemodel: %s/config.json: %w", dir, err)
+		return nil, fmt.Errorf("linemodel: %s/config.json: %w", name, err)
 	}
 	if cfg.Kind != Kind {
-		return nil, fmt.Errorf("linemodel: %s: kind %q, want %q", dir, cfg.Kind, Kind)
+		return nil, fmt.Errorf("linemodel: %s: kind %q, want %q", name, cfg.Kind, Kind)
 	}
 	if fmt.Sprint(cfg.Features) != fmt.Sprint(FeatureNames) {
 		return nil, errors.New("linemodel: checkpoint features differ from this build's features")
 	}
-	f, err := safetensors.Open(filepath.Join(dir, "model.safetensors"))
+	data, err := fs.ReadFile(fsys, "model.safetensors")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("linemodel: %w", err)
+	}
+	f, err := safetensors.OpenBytes(name+"/model.safetensors", data)
+	if err != nil {
+		return nil, fmt.Errorf("linemodel: %w", err)
 	}
 	defer f.Close()
 	m := &Model{Cfg: cfg}
