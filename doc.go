@@ -24,9 +24,9 @@
 // Load picks the scorer by checkpoint: SWE-Pruner checkpoints score tokens
 // with keep probabilities, LaMR checkpoints decode their final CRF (Viterbi);
 // WithDecision switches between probabilities, Viterbi paths and CRF
-// marginals. Without a checkpoint (Load(ctx, "")) the built-in default is
-// used, which today is the lexical BM25 baseline, labelled "lexical" in
-// every Result. A threshold on line scores decides by default; WithTokenBudget,
+// marginals. Without a checkpoint (Load(ctx, "")) the embedded line model
+// scores whole lines on the CPU (Result.Scorer "line"); WithScorer picks the
+// lexical BM25 baseline ("lexical") instead. A threshold on line scores decides by default; WithTokenBudget,
 // WithCompression and WithLineBudget take the best lines instead, each with
 // what the repair pass adds for it, and never exceed the budget.
 //

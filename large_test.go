@@ -47,18 +47,23 @@ func TestPruneOneMegabyte(t *testing.T) {
 	checkInvariants(t, text, res)
 }
 
-// Ten megabytes through the lexical scorer, repair and rendering: no limit
-// is hit and every invariant holds.
-func TestPruneTenMegabytesLexical(t *testing.T) {
+// Ten megabytes through each built-in scorer, repair and rendering: no
+// limit is hit and every invariant holds.
+func TestPruneTenMegabytes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10 MB end-to-end run skipped in -short mode")
 	}
-	p, err := Load(context.Background(), "")
-	require.NoError(t, err)
 	text := realGoSource(t, 10<<20)
-	res, err := p.Prune(context.Background(), "how are request headers parsed?", text)
-	require.NoError(t, err)
-	require.Empty(t, res.Notes)
-	require.NotEmpty(t, res.KeptLines())
-	checkInvariants(t, text, res)
+	for _, scorer := range []string{ScorerLexical, ScorerLine} {
+		t.Run(scorer, func(t *testing.T) {
+			p, err := Load(context.Background(), "", WithScorer(scorer))
+			require.NoError(t, err)
+			res, err := p.Prune(context.Background(), "how are request headers parsed?", text)
+			require.NoError(t, err)
+			require.Equal(t, scorer, res.Scorer)
+			require.Empty(t, res.Notes)
+			require.NotEmpty(t, res.KeptLines())
+			checkInvariants(t, text, res)
+		})
+	}
 }

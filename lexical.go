@@ -7,8 +7,8 @@ import (
 
 // Scorer names accepted by WithScorer.
 const (
-	// ScorerAuto uses the checkpoint given to Load, or the built-in default
-	// when there is none (today the lexical scorer; see ScorerLexical).
+	// ScorerAuto uses the checkpoint given to Load, or the embedded line
+	// model (ScorerLine) when there is none.
 	ScorerAuto = "auto"
 	// ScorerLexical scores lines with BM25 over identifier pieces of the
 	// query. It is the baseline and the last-resort fallback, and results

@@ -289,16 +289,17 @@ type budget struct {
 
 func (b budget) set() bool { return b.tokens > 0 || b.ratio > 0 || b.lines > 0 }
 
-// WithScorer picks what scores lines: ScorerAuto (the checkpoint, or the
-// built-in default without one) or ScorerLexical (BM25, the labelled
-// baseline and fallback).
+// WithScorer picks what scores lines: ScorerAuto (the checkpoint given to
+// Load, or the embedded line model without one), ScorerLine (the embedded
+// line model even when a checkpoint is given) or ScorerLexical (BM25, the
+// labelled baseline).
 func WithScorer(name string) Option {
 	return func(c *config) error {
 		switch name {
-		case "", ScorerAuto, ScorerLexical:
+		case "", ScorerAuto, ScorerLexical, ScorerLine:
 			c.scorer = name
 			return nil
 		}
-		return fmt.Errorf("%w: unknown scorer %q (want %q or %q)", ErrOption, name, ScorerAuto, ScorerLexical)
+		return fmt.Errorf("%w: unknown scorer %q (want %q, %q or %q)", ErrOption, name, ScorerAuto, ScorerLine, ScorerLexical)
 	}
 }

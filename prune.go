@@ -33,10 +33,17 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 		return &Result{Scorer: p.kind}, nil
 	}
 	var ts *tokenScores
-	if p.model == nil {
+	switch {
+	case p.lines != nil:
+		if ts, err = p.scoreLines(ctx, query, text); err != nil {
+			return nil, err
+		}
+	case p.model == nil:
 		ts = p.scoreLexical(query, text)
-	} else if ts, err = p.scoreTokens(ctx, query, text); err != nil {
-		return nil, err
+	default:
+		if ts, err = p.scoreTokens(ctx, query, text); err != nil {
+			return nil, err
+		}
 	}
 	if p.cfg.renderer == RenderSWEPruner {
 		res = p.renderCompat(text, ts)

@@ -269,12 +269,8 @@ func TestDecisionModes(t *testing.T) {
 
 func TestLexicalScorer(t *testing.T) {
 	ctx := context.Background()
-	for _, opts := range [][]Option{nil, {WithScorer(ScorerLexical)}} {
-		dir := ""
-		if opts != nil {
-			dir = tinyDir("tiny-lamr") // WithScorer(lexical) wins over a checkpoint
-		}
-		p, err := Load(ctx, dir, opts...)
+	for _, dir := range []string{"", tinyDir("tiny-lamr")} { // WithScorer(lexical) wins over a checkpoint
+		p, err := Load(ctx, dir, WithScorer(ScorerLexical))
 		require.NoError(t, err)
 		assert.Equal(t, ScorerLexical, p.Kind())
 		text := "import time\n\n\ndef backoff(attempt):\n    return min(30, 2 ** attempt)\n\n\ndef unrelated():\n    return 42\n"

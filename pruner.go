@@ -11,6 +11,7 @@ import (
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/crf"
 	"github.com/prunekit/pruner/internal/backend"
+	"github.com/prunekit/pruner/internal/linemodel"
 	"github.com/prunekit/pruner/internal/skimmer"
 	"github.com/prunekit/pruner/internal/tokenizer"
 )
@@ -32,6 +33,7 @@ var (
 type Pruner struct {
 	cfg    config
 	model  *skimmer.Model
+	lines  *linemodel.Model // the embedded line model (kind "line")
 	tok    *tokenizer.Tokenizer
 	params crf.Params // final CRF (Viterbi, Marginal); zero when absent
 	hasCRF bool
@@ -43,8 +45,10 @@ type Pruner struct {
 // Load reads a SWE-Pruner or LaMR checkpoint folder (config.json,
 // model.safetensors and, optionally, the Qwen tokenizer files; the embedded
 // Qwen3 tokenizer is used when they are absent) and returns a Pruner. An
-// empty dir selects the built-in default scorer, which today is the lexical
-// BM25 baseline (Result.Scorer says "lexical"). Nothing is downloaded.
+// empty dir selects the built-in line model (ScorerLine), a small model
+// embedded in the library that scores lines on the CPU in milliseconds;
+// WithScorer(ScorerLexical) selects the BM25 baseline instead. Results name
+// their scorer in Result.Scorer. Nothing is downloaded.
 func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -55,14 +59,20 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 			return nil, fmt.Errorf("pruner: %w", err)
 		}
 	}
-	if cfg.scorer == ScorerLexical || dir == "" {
-		// No checkpoint: the built-in default. Until a trained default model
-		// ships, that is the lexical scorer, labelled as such in results.
+	if cfg.scorer == ScorerLexical || cfg.scorer == ScorerLine || dir == "" {
+		// No checkpoint (or a built-in scorer asked for by name): the
+		// embedded line model, or the lexical baseline, labelled as such.
 		tok, err := tokenizer.Qwen3()
 		if err != nil {
 			return nil, fmt.Errorf("pruner: tokenizer: %w", err)
 		}
 		p := &Pruner{cfg: cfg, tok: tok, kind: ScorerLexical}
+		if cfg.scorer != ScorerLexical {
+			if p.lines, err = linemodel.Embedded(); err != nil {
+				return nil, fmt.Errorf("pruner: %w: embedded line model: %w", ErrBadCheckpoint, err)
+			}
+			p.kind = ScorerLine
+		}
 		if err := p.checkDecision(); err != nil {
 			return nil, err
 		}
@@ -115,10 +125,21 @@ func (p *Pruner) With(opts ...Option) (*Pruner, error) {
 	if q.cfg.backend != p.cfg.backend {
 		return nil, fmt.Errorf("pruner: %w: the backend is fixed at Load", ErrOption)
 	}
+	if scorerName(q.cfg.scorer) != scorerName(p.cfg.scorer) {
+		return nil, fmt.Errorf("pruner: %w: the scorer is fixed at Load", ErrOption)
+	}
 	if err := q.checkDecision(); err != nil {
 		return nil, err
 	}
 	return &q, nil
+}
+
+// scorerName reads "" as ScorerAuto.
+func scorerName(s string) string {
+	if s == "" {
+		return ScorerAuto
+	}
+	return s
 }
 
 func (p *Pruner) checkDecision() error {
@@ -143,7 +164,8 @@ func (p *Pruner) decision() Decision {
 }
 
 // Kind names what scores lines: "swe-pruner" (one rubric), "lamr"
-// (semantic and dependency rubrics with gating) or "lexical" (BM25).
+// (semantic and dependency rubrics with gating), "line" (the embedded line
+// model) or "lexical" (BM25).
 func (p *Pruner) Kind() string { return p.kind }
 
 func loadTokenizer(dir string) (*tokenizer.Tokenizer, error) {

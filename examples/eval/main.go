@@ -20,7 +20,13 @@
 //	             budget of r and syntax repair: repaired lines count against
 //	             the budget, so it keeps at most k lines
 //	lex-raw      the same without repair
+//	line+repair  the library with its default scorer, the embedded line
+//	             model, a line budget of r and repair (as lex+repair)
+//	line-raw     the same without repair: the model's top-k lines
 //	model+repair the library with the checkpoint given by -model
+//
+// Tables are printed per file, per language (when the files span several)
+// and overall.
 //
 // Parse-clean share: only cases whose original text parses without errors
 // are checked (a file the grammar cannot parse says nothing about the
@@ -41,6 +47,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,7 +106,19 @@ func defaultDev() string {
 }
 
 // All method names, in print order.
-var methodNames = []string{"bm25", "first", "random", "lex+repair", "lex-raw", "model+repair"}
+var methodNames = []string{"bm25", "first", "random", "lex+repair", "lex-raw", "line+repair", "line-raw", "model+repair"}
+
+// libraryRows are the rows run through pruner.Prune with a built-in scorer:
+// method → scorer and repair.
+var libraryRows = map[string]struct {
+	scorer string
+	repair bool
+}{
+	"lex+repair":  {pruner.ScorerLexical, true},
+	"lex-raw":     {pruner.ScorerLexical, false},
+	"line+repair": {pruner.ScorerLine, true},
+	"line-raw":    {pruner.ScorerLine, false},
+}
 
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	var f flags
@@ -217,7 +236,7 @@ func printReport(w io.Writer, rep *report) {
 	groups := rep.Files
 	if len(rep.Files) != 1 {
 		// As baselines.py: the overall table only adds to several files.
-		groups = append(append([]group(nil), rep.Files...), rep.Overall)
+		groups = append(append(append([]group(nil), rep.Files...), rep.Langs...), rep.Overall)
 	}
 	for _, g := range groups {
 		fmt.Fprintf(w, "== %s  (%d cases, %d parse-checked)\n", g.Name, g.Cases, g.ParseChecked)
@@ -244,6 +263,7 @@ type report struct {
 	Ratios  []float64    `json:"ratios"`
 	Model   string       `json:"model,omitempty"`
 	Files   []group      `json:"files"`
+	Langs   []group      `json:"languages,omitempty"` // when the files span several languages
 	Overall group        `json:"overall"`
 	Cases   []caseResult `json:"cases"`
 }
@@ -281,8 +301,7 @@ type caseResult struct {
 type evaluator struct {
 	f       *flags
 	tok     *tokenizer.Tokenizer
-	lexical map[float64]*pruner.Pruner // by ratio, repair on
-	lexRaw  map[float64]*pruner.Pruner // by ratio, repair off
+	builtin map[string]map[float64]*pruner.Pruner // libraryRows, by method and ratio
 	model   map[float64]*pruner.Pruner
 	kind    string
 	// progress, when not nil, receives a line every 10 model cases (the
@@ -295,18 +314,19 @@ func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
-	ev := &evaluator{f: f, tok: tok, lexical: map[float64]*pruner.Pruner{},
-		lexRaw: map[float64]*pruner.Pruner{}, model: map[float64]*pruner.Pruner{}}
-	for _, r := range f.ratios {
-		if f.methods["lex+repair"] {
-			if ev.lexical[r], err = pruner.Load(ctx, "", pruner.WithScorer(pruner.ScorerLexical), pruner.WithLineBudget(r)); err != nil {
-				return nil, err
-			}
+	ev := &evaluator{f: f, tok: tok, builtin: map[string]map[float64]*pruner.Pruner{}, model: map[float64]*pruner.Pruner{}}
+	for _, m := range methodNames {
+		row, ok := libraryRows[m]
+		if !ok || !f.methods[m] {
+			continue
 		}
-		if f.methods["lex-raw"] {
-			if ev.lexRaw[r], err = pruner.Load(ctx, "", pruner.WithScorer(pruner.ScorerLexical), pruner.WithLineBudget(r), pruner.WithRepair(false)); err != nil {
+		ev.builtin[m] = map[float64]*pruner.Pruner{}
+		for _, r := range f.ratios {
+			p, err := pruner.Load(ctx, "", pruner.WithScorer(row.scorer), pruner.WithLineBudget(r), pruner.WithRepair(row.repair))
+			if err != nil {
 				return nil, err
 			}
+			ev.builtin[m][r] = p
 		}
 	}
 	if f.model != "" {
@@ -329,7 +349,13 @@ func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
 // first case's wall time.
 func (ev *evaluator) warmUp(ctx context.Context, c evalset.Case) {
 	var ps []*pruner.Pruner
-	for _, m := range []map[float64]*pruner.Pruner{ev.lexical, ev.lexRaw, ev.model} {
+	groups := []map[float64]*pruner.Pruner{ev.model}
+	for _, m := range methodNames {
+		if g, ok := ev.builtin[m]; ok {
+			groups = append(groups, g)
+		}
+	}
+	for _, m := range groups {
 		for _, r := range ev.f.ratios {
 			if p := m[r]; p != nil {
 				ps = append(ps, p)
@@ -388,13 +414,17 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 	}
 
 	rep := &report{Ratios: ev.f.ratios, Model: ev.f.model}
-	byFile := map[string][]int{}
-	var order []string
+	byFile, byLang := map[string][]int{}, map[string][]int{}
+	var order, langs []string
 	for i, j := range jobs {
 		if _, ok := byFile[j.file]; !ok {
 			order = append(order, j.file)
 		}
 		byFile[j.file] = append(byFile[j.file], i)
+		if _, ok := byLang[j.c.Lang]; !ok {
+			langs = append(langs, j.c.Lang)
+		}
+		byLang[j.c.Lang] = append(byLang[j.c.Lang], i)
 		rep.Cases = append(rep.Cases, out[i].results...)
 	}
 	all := make([]int, len(jobs))
@@ -403,6 +433,12 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 	}
 	for _, name := range order {
 		rep.Files = append(rep.Files, ev.summarize(name, byFile[name], out))
+	}
+	if len(langs) > 1 {
+		slices.Sort(langs)
+		for _, l := range langs {
+			rep.Langs = append(rep.Langs, ev.summarize("lang "+l, byLang[l], out))
+		}
 	}
 	rep.Overall = ev.summarize("overall", all, out)
 	return rep, nil
@@ -539,14 +575,11 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 			kept := evalset.Random(c.ID, r, n, k)
 			add("random", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
 		}
-		if p := ev.lexical[r]; p != nil {
-			if err := library("lex+repair", p, r); err != nil {
-				return o, err
-			}
-		}
-		if p := ev.lexRaw[r]; p != nil {
-			if err := library("lex-raw", p, r); err != nil {
-				return o, err
+		for _, m := range methodNames {
+			if p := ev.builtin[m][r]; p != nil {
+				if err := library(m, p, r); err != nil {
+					return o, err
+				}
 			}
 		}
 	}

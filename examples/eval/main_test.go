@@ -85,7 +85,7 @@ func TestRunReport(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"-ratio", "0.2,0.3", "-json", out, "-workers", "2", path}, &stdout, &stderr)
 	require.Equal(t, exitOK, code, stderr.String())
-	for _, m := range []string{"bm25", "first", "random", "lex+repair", "lex-raw", "recall", "parse_ok", "ms/1Ktok", "== mini  (3 cases, 3 parse-checked)"} {
+	for _, m := range []string{"bm25", "first", "random", "lex+repair", "lex-raw", "line+repair", "line-raw", "recall", "parse_ok", "ms/1Ktok", "== mini  (3 cases, 3 parse-checked)"} {
 		assert.Contains(t, stdout.String(), m)
 	}
 	assert.NotContains(t, stdout.String(), "overall", "one file: no overall table")
@@ -96,8 +96,11 @@ func TestRunReport(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &rep))
 	require.Len(t, rep.Files, 1)
 	assert.Equal(t, 3, rep.Overall.Cases)
-	assert.Len(t, rep.Overall.Rows, 10, "5 rows × 2 ratios")
-	assert.Len(t, rep.Cases, 3*10)
+	assert.Len(t, rep.Overall.Rows, 14, "7 rows × 2 ratios")
+	assert.Len(t, rep.Cases, 3*14)
+	require.Len(t, rep.Langs, 2, "go and python cases: a table per language")
+	assert.Equal(t, []string{"lang go", "lang python"}, []string{rep.Langs[0].Name, rep.Langs[1].Name})
+	assert.Equal(t, []int{2, 1}, []int{rep.Langs[0].Cases, rep.Langs[1].Cases})
 
 	byID := map[string]evalset.Case{}
 	for _, c := range cases {
@@ -116,14 +119,14 @@ func TestRunReport(t *testing.T) {
 			assert.Equal(t, evalset.First(n, r.K), r.Kept)
 		case "random":
 			assert.Equal(t, evalset.Random(c.ID, r.Ratio, n, r.K), r.Kept)
-		case "lex+repair":
+		case "lex+repair", "line+repair":
 			// Repaired output of valid code is valid code.
 			assert.Equal(t, evalset.ParseClean, r.Parse, r.ID)
 			assert.LessOrEqual(t, len(r.Kept), r.K+1, "budget (the library rounds half up)")
-		case "lex-raw":
+		case "lex-raw", "line-raw":
 			assert.LessOrEqual(t, len(r.Kept), r.K+1)
 		}
-		if r.Method != "lex+repair" {
+		if r.Method != "lex+repair" && r.Method != "line+repair" {
 			assert.NotEqual(t, evalset.ParseUnchecked, r.Parse, "every original parses")
 		}
 	}

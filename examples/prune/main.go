@@ -6,8 +6,9 @@
 //	prune -model ./checkpoint -q "where is the buffer grown?" -f builder.go
 //	go test ./... 2>&1 | prune -q "which test failed and why?" -keep-last
 //
-// Without -model it uses the built-in default scorer (today the lexical BM25
-// baseline) and says so on standard error.
+// Without -model it uses the library's embedded line model, a small model
+// that scores whole lines on the CPU; -scorer lexical picks the BM25 baseline
+// (and says so on standard error).
 //
 // Exit codes: 0 success, 1 runtime error, 2 usage error.
 package main
@@ -42,6 +43,7 @@ func main() {
 
 type flags struct {
 	model, query, file, lang, decision string
+	scorer                             string
 	threshold, lineBudget, compression float64
 	compat, asJSON, numbers, noRepair  bool
 	keepFirst, keepLast, lexical       bool
@@ -53,7 +55,8 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs := flag.NewFlagSet("prune", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout); default: built-in scorer")
-	fs.BoolVar(&f.lexical, "lexical", false, "use the lexical BM25 scorer even with -model")
+	fs.StringVar(&f.scorer, "scorer", "auto", "auto (the -model checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
+	fs.BoolVar(&f.lexical, "lexical", false, "shorthand for -scorer lexical")
 	fs.IntVar(&f.tokenBudget, "budget", 0, "keep at most this many tokens (replaces -threshold)")
 	fs.Float64Var(&f.compression, "ratio", 0, "keep about 1/ratio of the tokens, e.g. 4 (replaces -threshold)")
 	fs.Float64Var(&f.lineBudget, "lines", 0, "keep this fraction of the lines, e.g. 0.2 (replaces -threshold)")
@@ -131,8 +134,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		opts = append(opts, pruner.WithLineBudget(f.lineBudget))
 	}
 	if f.lexical {
-		opts = append(opts, pruner.WithScorer(pruner.ScorerLexical))
+		f.scorer = pruner.ScorerLexical
 	}
+	opts = append(opts, pruner.WithScorer(f.scorer))
 	p, err := pruner.Load(ctx, f.model, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "prune: %v\n", err)

@@ -31,14 +31,19 @@ func TestRun(t *testing.T) {
 		notStdout []string
 		stderr    []string
 	}{
-		{"file input, lexical", []string{"-q", "how is the backoff delay computed?", "-f", file}, "", exitOK,
+		{"file input, line model", []string{"-q", "how is the backoff delay computed?", "-f", file}, "", exitOK,
+			[]string{"def backoff(attempt):"}, []string{"return 42"}, []string{"line kept"}},
+		{"file input, lexical", []string{"-q", "how is the backoff delay computed?", "-scorer", "lexical", "-f", file}, "", exitOK,
 			[]string{"def backoff(attempt):"}, []string{"return 42"}, []string{"lexical (BM25) baseline"}},
+		{"lexical shorthand", []string{"-q", "backoff attempt", "-lexical", "-json", "-f", file}, "", exitOK,
+			[]string{`"Scorer": "lexical"`}, nil, []string{"lexical (BM25) baseline"}},
+		{"unknown scorer", []string{"-q", "x", "-scorer", "magic"}, "", exitUsage, nil, nil, []string{"unknown scorer"}},
 		{"stdin input", []string{"-q", "backoff attempt"}, sample, exitOK,
 			[]string{"def backoff(attempt):"}, nil, []string{"kept"}},
 		{"line numbers", []string{"-q", "backoff attempt", "-n", "-f", file}, "", exitOK,
 			[]string{"     4\tdef backoff(attempt):"}, nil, nil},
 		{"json", []string{"-q", "backoff attempt", "-json", "-f", file}, "", exitOK,
-			[]string{`"Scorer": "lexical"`, `"Lines"`}, nil, nil},
+			[]string{`"Scorer": "line"`, `"Lines"`}, nil, nil},
 		{"swepruner format", []string{"-q", "backoff attempt", "-swepruner", "-f", file}, "", exitOK,
 			[]string{"(filtered"}, nil, nil},
 		{"tiny model", []string{"-model", tiny, "-q", "backoff", "-f", file}, "", exitOK,

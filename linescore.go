@@ -1,0 +1,59 @@
+package pruner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/prunekit/pruner/chunk"
+)
+
+// ScorerLine names the built-in line model: a small query-conditioned model
+// trained with this library's own code (internal/linemodel, examples/train)
+// and embedded in the binary. It scores whole lines on the CPU in
+// milliseconds, needs no checkpoint and no network, and is what ScorerAuto
+// uses when Load gets no checkpoint. Results say Scorer = "line".
+const ScorerLine = "line"
+
+// scoreLines scores text's lines with the embedded line model: a line's
+// score is the model's probability that it belongs in the pruned view.
+func (p *Pruner) scoreLines(ctx context.Context, query, text string) (*tokenScores, error) {
+	lang, err := p.language(text)
+	if err != nil {
+		return nil, err
+	}
+	lines := chunk.SplitLines(text)
+	probs := p.lines.Score(ctx, query, text, lang)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(probs) != len(lines) {
+		return nil, fmt.Errorf("pruner: line model scored %d lines of %d", len(probs), len(lines))
+	}
+	scores := make([]float64, len(lines))
+	covered := make([]bool, len(lines))
+	spans := make([]chunk.ScoredSpan, 0, len(lines))
+	doc, cp := 0.0, 0
+	for i, l := range lines {
+		scores[i] = float64(probs[i])
+		covered[i] = !isBlank(text[l.Start:l.End])
+		if covered[i] {
+			doc = max(doc, scores[i])
+		}
+		// One span per line lets the SWE-Pruner renderer aggregate line
+		// scores like token scores.
+		n := chunk.CodePointLen(text[l.Start:l.End])
+		if n > 0 {
+			spans = append(spans, chunk.ScoredSpan{Start: cp, End: cp + n, Score: scores[i]})
+		}
+		cp += n + chunk.CodePointLen(text[l.End:l.TermEnd])
+	}
+	toks := p.encode(text)
+	return &tokenScores{
+		spans:      spans,
+		lineScores: scores,
+		covered:    covered,
+		textToks:   toks,
+		doc:        doc,
+		inputToks:  len(toks),
+	}, nil
+}
