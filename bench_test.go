@@ -63,3 +63,49 @@ func BenchmarkPrune(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPruneDefault is the default pipeline (Load(ctx, "")): the
+// embedded line model on an 8K-token Go file, end to end (tokenize, score,
+// decide, repair, render), with the default threshold and with a 20% line
+// budget.
+func BenchmarkPruneDefault(b *testing.B) {
+	p, err := Load(context.Background(), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := goSource(b, 10_000)
+	toks := p.tok.Encode(src)
+	if len(toks) < 8192 {
+		b.Skip("not enough source")
+	}
+	text := src[:toks[8191].ByteEnd]
+	budget, err := p.With(WithLineBudget(0.2))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		p    *Pruner
+	}{{"threshold", p}, {"lines=0.2", budget}} {
+		b.Run("tokens=8192/"+tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tc.p.Prune(context.Background(), "how are request headers parsed?", text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoadDefault is the cost of Load(ctx, ""): the embedded tokenizer
+// and line model.
+func BenchmarkLoadDefault(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(context.Background(), ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

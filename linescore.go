@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/syntax"
 )
 
 // ScorerLine names the built-in line model: a small query-conditioned model
@@ -16,11 +17,7 @@ const ScorerLine = "line"
 
 // scoreLines scores text's lines with the embedded line model: a line's
 // score is the model's probability that it belongs in the pruned view.
-func (p *Pruner) scoreLines(ctx context.Context, query, text string) (*tokenScores, error) {
-	lang, err := p.language(text)
-	if err != nil {
-		return nil, err
-	}
+func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax.Language) (*tokenScores, error) {
 	lines := chunk.SplitLines(text)
 	probs := p.lines.Score(ctx, query, text, lang)
 	if err := ctx.Err(); err != nil {

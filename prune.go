@@ -32,10 +32,16 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	if text == "" {
 		return &Result{Scorer: p.kind}, nil
 	}
+	// The language is detected once: the line model's features and the
+	// repair pass both need it, and detection reads the text.
+	lang, err := p.language(text)
+	if err != nil {
+		return nil, err
+	}
 	var ts *tokenScores
 	switch {
 	case p.lines != nil:
-		if ts, err = p.scoreLines(ctx, query, text); err != nil {
+		if ts, err = p.scoreLines(ctx, query, text, lang); err != nil {
 			return nil, err
 		}
 	case p.model == nil:
@@ -48,7 +54,7 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	if p.cfg.renderer == RenderSWEPruner {
 		res = p.renderCompat(text, ts)
 	} else {
-		res, err = p.renderLibrary(ctx, text, ts)
+		res, err = p.renderLibrary(ctx, text, ts, lang)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +125,7 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 // renderLibrary is the library's own path: lines split on "\n", character
 // weighted line scores, threshold or budget, repair and placeholder
 // rendering.
-func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores) (*Result, error) {
+func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores, lang syntax.Language) (*Result, error) {
 	lines := chunk.SplitLines(text)
 	scores, covered := ts.lineScores, ts.covered
 	if scores == nil {
@@ -148,10 +154,6 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 				always(i)
 			}
 		}
-	}
-	lang, err := p.language(text)
-	if err != nil {
-		return nil, err
 	}
 	res.Language = string(lang)
 	a, err := astrepair.Analyze(ctx, text, lang)

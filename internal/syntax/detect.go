@@ -8,7 +8,7 @@ import (
 
 // detectWindow bounds how much of a text Detect looks at, so detection
 // stays cheap on multi-megabyte inputs.
-const detectWindow = 64 << 10
+const detectWindow = 16 << 10
 
 var (
 	// grepLine matches "path:line:" or "path-line-" prefixes of grep -n
