@@ -3,7 +3,8 @@
 // unchanged, plus a native endpoint with the library's full result:
 //
 //	server -model ./checkpoint -addr :8000
-//	server -scorer lexical            # no model: the BM25 baseline, same API
+//	server                            # no checkpoint: the embedded line model
+//	server -scorer lexical            # the BM25 baseline, same API
 //
 //	GET  /health     {"status":"healthy","model_loaded":true,"scorer":"swe-pruner"}
 //	POST /prune      {"query","code","threshold","always_keep_first_frags","chunk_overlap_tokens"}
@@ -56,8 +57,8 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout; empty: the built-in default scorer)")
-	fs.StringVar(&f.scorer, "scorer", "", "scorer: auto (the checkpoint, else the built-in default) or lexical (BM25 baseline)")
+	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout; empty: the embedded line model)")
+	fs.StringVar(&f.scorer, "scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "listen address")
 	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413)")
 	fs.IntVar(&f.maxLength, "max-length", 8192, "model window length in tokens (the SWE-Pruner service uses 8192)")

@@ -39,8 +39,8 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("pruner-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	model := fs.String("model", "", "checkpoint folder (empty: the built-in default scorer)")
-	scorer := fs.String("scorer", "", "scorer: auto (the checkpoint, else the built-in default) or lexical (BM25 baseline)")
+	model := fs.String("model", "", "checkpoint folder (empty: the embedded line model)")
+	scorer := fs.String("scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
 	root := fs.String("root", ".", "workspace directory the tools may read")
 	threshold := fs.Float64("threshold", 0.5, "keep lines scoring at least this")
 	minChars := fs.Int("min-chars", agenttool.DefaultMinChars, "outputs shorter than this pass through")
