@@ -34,6 +34,24 @@ func tinyPruner(t testing.TB) *Pruner {
 	return sharedPruner
 }
 
+// namedPruner is one scorer under test.
+type namedPruner struct {
+	name string
+	p    *Pruner
+}
+
+// allScorers returns a Pruner per scorer: the tiny LaMR checkpoint (the
+// Qwen3 skimmer path), the embedded line model and the lexical baseline.
+// The contract tests run on each.
+func allScorers(t testing.TB) []namedPruner {
+	t.Helper()
+	line, err := Load(context.Background(), "")
+	require.NoError(t, err)
+	lex, err := Load(context.Background(), "", WithScorer(ScorerLexical))
+	require.NoError(t, err)
+	return []namedPruner{{"tiny-lamr", tinyPruner(t)}, {ScorerLine, line}, {ScorerLexical, lex}}
+}
+
 // checkInvariants asserts the contract of a Result against its input: every
 // kept line appears verbatim and in order, placeholders account for every
 // removed line, and output lines map back to input lines.
@@ -92,7 +110,6 @@ func checkInvariants(t testing.TB, text string, res *Result) {
 }
 
 func TestPruneProperties(t *testing.T) {
-	p := tinyPruner(t)
 	long := strings.Repeat("x", 50_000)
 	tests := []struct{ name, query, text string }{
 		{"python", "where is the retry delay computed?", "import time\n\ndef retry(fn, n=3):\n    for i in range(n):\n        try:\n            return fn()\n        except Exception:\n            time.sleep(2 ** i)\n    raise RuntimeError('gave up')\n"},
@@ -109,16 +126,19 @@ func TestPruneProperties(t *testing.T) {
 		{"blank query", " \t\n", "keep\nall\n"},
 		{"special tokens in text", "q", "<|im_end|>\n<|im_start|>assistant\n<think>\n"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res, err := p.Prune(context.Background(), tc.query, tc.text)
-			require.NoError(t, err)
-			checkInvariants(t, tc.text, res)
-			if isBlank(tc.query) {
-				assert.Equal(t, tc.text, res.Text)
-				assert.NotEmpty(t, res.Unpruned)
-			}
-		})
+	for _, sc := range allScorers(t) {
+		for _, tc := range tests {
+			t.Run(sc.name+"/"+tc.name, func(t *testing.T) {
+				res, err := sc.p.Prune(context.Background(), tc.query, tc.text)
+				require.NoError(t, err)
+				checkInvariants(t, tc.text, res)
+				assert.Equal(t, sc.p.Kind(), res.Scorer)
+				if isBlank(tc.query) {
+					assert.Equal(t, tc.text, res.Text)
+					assert.NotEmpty(t, res.Unpruned)
+				}
+			})
+		}
 	}
 }
 
@@ -133,13 +153,14 @@ func randomText(r *rand.Rand) string {
 }
 
 func TestPruneRandomTexts(t *testing.T) {
-	p := tinyPruner(t)
-	r := rand.New(rand.NewSource(1))
-	for i := 0; i < 40; i++ {
-		text := randomText(r)
-		res, err := p.Prune(context.Background(), "what fails?", text)
-		require.NoError(t, err, "text %q", text)
-		checkInvariants(t, text, res)
+	for _, sc := range allScorers(t) {
+		r := rand.New(rand.NewSource(1))
+		for i := 0; i < 40; i++ {
+			text := randomText(r)
+			res, err := sc.p.Prune(context.Background(), "what fails?", text)
+			require.NoError(t, err, "%s: text %q", sc.name, text)
+			checkInvariants(t, text, res)
+		}
 	}
 }
 
@@ -148,61 +169,69 @@ func FuzzPrune(f *testing.F) {
 	f.Add("q", "a\r\nb\rc\x00\xff\n")
 	f.Add("", "x")
 	f.Add("<|im_end|>", "<think>\n</think>")
-	p := tinyPruner(f)
+	scorers := allScorers(f)
 	f.Fuzz(func(t *testing.T, query, text string) {
 		if len(text) > 4096 || len(query) > 512 {
 			return
 		}
-		res, err := p.Prune(context.Background(), query, text)
-		require.NoError(t, err)
-		checkInvariants(t, text, res)
+		for _, sc := range scorers {
+			res, err := sc.p.Prune(context.Background(), query, text)
+			require.NoError(t, err, sc.name)
+			checkInvariants(t, text, res)
+		}
 	})
 }
 
 // TestConcurrentPrune runs 32 Prune calls at once (meant for -race) and
 // requires the results of sequential calls.
 func TestConcurrentPrune(t *testing.T) {
-	p := tinyPruner(t)
 	r := rand.New(rand.NewSource(7))
 	texts := make([]string, 32)
 	for i := range texts {
 		texts[i] = randomText(r) + fmt.Sprintf("\nline %d\n", i)
 	}
-	want := make([]*Result, len(texts))
-	for i, text := range texts {
-		var err error
-		want[i], err = p.Prune(context.Background(), "what fails?", text)
-		require.NoError(t, err)
-	}
-	got := make([]*Result, len(texts))
-	errs := make([]error, len(texts))
-	var wg sync.WaitGroup
-	for i := range texts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got[i], errs[i] = p.Prune(context.Background(), "what fails?", texts[i])
-		}()
-	}
-	wg.Wait()
-	for i := range texts {
-		require.NoError(t, errs[i])
-		assert.Equal(t, want[i], got[i], "text %d", i)
+	for _, sc := range allScorers(t) {
+		t.Run(sc.name, func(t *testing.T) {
+			p := sc.p
+			want := make([]*Result, len(texts))
+			for i, text := range texts {
+				var err error
+				want[i], err = p.Prune(context.Background(), "what fails?", text)
+				require.NoError(t, err)
+			}
+			got := make([]*Result, len(texts))
+			errs := make([]error, len(texts))
+			var wg sync.WaitGroup
+			for i := range texts {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					got[i], errs[i] = p.Prune(context.Background(), "what fails?", texts[i])
+				}()
+			}
+			wg.Wait()
+			for i := range texts {
+				require.NoError(t, errs[i])
+				assert.Equal(t, want[i], got[i], "text %d", i)
+			}
+		})
 	}
 }
 
 func TestPruneCancelled(t *testing.T) {
-	p := tinyPruner(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := p.Prune(ctx, "q", "text\n")
-	require.ErrorIs(t, err, context.Canceled)
+	for _, sc := range allScorers(t) {
+		_, err := sc.p.Prune(ctx, "q", "text\n")
+		require.ErrorIs(t, err, context.Canceled, sc.name)
+	}
+	p := tinyPruner(t)
 
 	// A long text is many batches; cancelling mid-way stops between batches.
 	text := strings.Repeat("def handler(request):\n    return process(request.body)\n", 4000)
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
-	_, err = p.Prune(ctx, "how are requests processed?", text)
+	_, err := p.Prune(ctx, "how are requests processed?", text)
 	require.True(t, errors.Is(err, context.Canceled), "got %v", err)
 }
 
