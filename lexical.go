@@ -21,9 +21,16 @@ const (
 func (p *Pruner) scoreLexical(query, text string) *tokenScores {
 	lines := chunk.SplitLines(text)
 	scores, doc := lexical.Scorer{}.ScoreLines(query, text, lines)
+	return p.lineScored(text, lines, scores, doc)
+}
+
+// lineScored shapes per-line scores (from the lexical scorer or the line
+// model) like the skimmer's token scores, so the same decision, repair and
+// rendering follow.
+func (p *Pruner) lineScored(text string, lines []chunk.Line, scores []float64, doc float64) *tokenScores {
 	covered := make([]bool, len(lines))
 	// One span per line, in code points, lets the SWE-Pruner renderer
-	// aggregate lexical scores like token scores.
+	// aggregate line scores like token scores.
 	spans := make([]chunk.ScoredSpan, 0, len(lines))
 	cp := 0
 	for i, l := range lines {

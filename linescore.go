@@ -16,7 +16,8 @@ import (
 const ScorerLine = "line"
 
 // scoreLines scores text's lines with the embedded line model: a line's
-// score is the model's probability that it belongs in the pruned view.
+// score is the model's probability that it belongs in the pruned view, and
+// the document score is the best line's.
 func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax.Language) (*tokenScores, error) {
 	lines := chunk.SplitLines(text)
 	probs := p.lines.Score(ctx, query, text, lang)
@@ -27,30 +28,12 @@ func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax
 		return nil, fmt.Errorf("pruner: line model scored %d lines of %d", len(probs), len(lines))
 	}
 	scores := make([]float64, len(lines))
-	covered := make([]bool, len(lines))
-	spans := make([]chunk.ScoredSpan, 0, len(lines))
-	doc, cp := 0.0, 0
+	doc := 0.0
 	for i, l := range lines {
 		scores[i] = float64(probs[i])
-		covered[i] = !isBlank(text[l.Start:l.End])
-		if covered[i] {
+		if !isBlank(text[l.Start:l.End]) {
 			doc = max(doc, scores[i])
 		}
-		// One span per line lets the SWE-Pruner renderer aggregate line
-		// scores like token scores.
-		n := chunk.CodePointLen(text[l.Start:l.End])
-		if n > 0 {
-			spans = append(spans, chunk.ScoredSpan{Start: cp, End: cp + n, Score: scores[i]})
-		}
-		cp += n + chunk.CodePointLen(text[l.End:l.TermEnd])
 	}
-	toks := p.encode(text)
-	return &tokenScores{
-		spans:      spans,
-		lineScores: scores,
-		covered:    covered,
-		textToks:   toks,
-		doc:        doc,
-		inputToks:  len(toks),
-	}, nil
+	return p.lineScored(text, lines, scores, doc), nil
 }

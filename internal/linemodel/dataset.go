@@ -29,9 +29,29 @@ type Example struct {
 	// Dep is the rubric dependency score of each line (decay^hops from the
 	// gold lines, 1 on gold lines, 0 when not reached).
 	Dep []float32
+	// Def is the innermost enclosing definition of each line (an id shared
+	// by the lines of one definition, -1 outside any), for the model's
+	// definition pooling.
+	Def []int32
+	// Lab holds the CRF labels of each line as bits: LabGold, LabSem (gold
+	// plus the smallest enclosing statement or block) and LabDep (the
+	// rubric's dependency label).
+	Lab []uint8
 	// Text is kept for cases that are scored (val, dev), else "".
 	Text string
 }
+
+// Label bits of Example.Lab.
+const (
+	LabGold uint8 = 1 << iota
+	LabSem
+	LabDep
+)
+
+// maxSemSpan bounds the statement or block that widens a gold line into the
+// semantic label: a whole short statement is what a reader needs, a long
+// block is mostly unrelated lines.
+const maxSemSpan = 8
 
 // CaseLanguage maps a case's lang field to a parser language, falling back
 // to detection from the path and text.
@@ -45,8 +65,9 @@ func CaseLanguage(c Case) syntax.Language {
 // NewExample computes the features and rubric targets of c.
 func NewExample(ctx context.Context, c Case, keepText bool) (Example, error) {
 	lang := CaseLanguage(c)
-	X, n := Features(ctx, c.Query, c.Text, lang)
-	ex := Example{ID: c.ID, Repo: c.Repo, N: n, X: X, Gold: c.GoldLines, Dep: make([]float32, n)}
+	X, n, st := features(ctx, c.Query, c.Text, lang)
+	ex := Example{ID: c.ID, Repo: c.Repo, N: n, X: X, Gold: c.GoldLines, Dep: make([]float32, n),
+		Def: st.defIDs(n), Lab: make([]uint8, n)}
 	if keepText {
 		ex.Text = c.Text
 	}
@@ -61,12 +82,21 @@ func NewExample(ctx context.Context, c Case, keepText bool) (Example, error) {
 		for i, d := range labels.Dependency {
 			if i < n {
 				ex.Dep[i] = float32(d)
+				if labels.DependencyLabel[i] {
+					ex.Lab[i] |= LabDep
+				}
 			}
 		}
 	}
 	for i, k := range keep {
 		if k {
 			ex.Dep[i] = 1
+			ex.Lab[i] |= LabGold | LabSem
+			if lo, hi, ok := st.enclosing(i, maxSemSpan); ok {
+				for r := lo; r <= hi && r < n; r++ {
+					ex.Lab[r] |= LabSem
+				}
+			}
 		}
 	}
 	return ex, nil
@@ -134,7 +164,7 @@ func SaveExamples(path string, exs []Example) error {
 		return err
 	}
 	enc := gob.NewEncoder(f)
-	if err := enc.Encode(FeatureNames); err != nil {
+	if err := enc.Encode(cacheKey()); err != nil {
 		f.Close()
 		return err
 	}
@@ -144,6 +174,12 @@ func SaveExamples(path string, exs []Example) error {
 	}
 	return f.Close()
 }
+
+// cacheVersion changes whenever Example's fields or labels change meaning,
+// so an old cache is rebuilt rather than read with missing labels.
+const cacheVersion = "cache-v2"
+
+func cacheKey() []string { return append([]string{cacheVersion}, FeatureNames...) }
 
 // LoadExamples reads examples written by SaveExamples; it fails when the
 // feature set changed since.
@@ -158,7 +194,7 @@ func LoadExamples(path string) ([]Example, error) {
 	if err := dec.Decode(&names); err != nil {
 		return nil, err
 	}
-	if fmt.Sprint(names) != fmt.Sprint(FeatureNames) {
+	if fmt.Sprint(names) != fmt.Sprint(cacheKey()) {
 		return nil, fmt.Errorf("linemodel: %s: stale feature cache", path)
 	}
 	var exs []Example

@@ -57,6 +57,13 @@ const maxQueryPieces = 64
 // n×NumFeatures matrix, n = len(evalset.Lines(text)). lang may be
 // syntax.Text (no syntax features); a parse failure is not an error.
 func Features(ctx context.Context, query, text string, lang syntax.Language) ([]float32, int) {
+	X, n, _ := features(ctx, query, text, lang)
+	return X, n
+}
+
+// features is Features also returning the syntax analysis, which the model
+// (definition pooling) and the labels (enclosing statements) reuse.
+func features(ctx context.Context, query, text string, lang syntax.Language) ([]float32, int, syntaxInfo) {
 	lines := evalset.Lines(text)
 	if text == "" {
 		lines = nil
@@ -65,7 +72,7 @@ func Features(ctx context.Context, query, text string, lang syntax.Language) ([]
 	F := NumFeatures
 	X := make([]float32, n*F)
 	if n == 0 {
-		return X, 0
+		return X, 0, syntaxInfo{}
 	}
 	qt := lexical.QueryTokens(query)
 	if len(qt) > maxQueryPieces {
@@ -298,7 +305,7 @@ func Features(ctx context.Context, query, text string, lang syntax.Language) ([]
 		put(b2f(i+1 < n && strings.TrimSpace(lines[i+1]) == ""))
 		row[k+lineRole(l, st, i)] = 1
 	}
-	return X, n
+	return X, n, st
 }
 
 func b2f(b bool) float64 {
@@ -462,4 +469,38 @@ func typeKind(t string) int {
 		return roleCall
 	}
 	return roleOther
+}
+
+// defIDs returns the innermost definition of each of the n rows as a node
+// index (-1 outside any definition, or without a parse).
+func (st syntaxInfo) defIDs(n int) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = -1
+		if i < len(st.def) {
+			out[i] = st.def[i]
+		}
+	}
+	return out
+}
+
+// enclosing returns the rows of the smallest multi-line node that contains
+// row r (starting from the outermost node beginning on r and walking up)
+// when it spans at most maxSpan rows.
+func (st syntaxInfo) enclosing(r, maxSpan int) (lo, hi int, ok bool) {
+	if st.tree == nil || r >= len(st.head) || st.head[r] < 0 {
+		return 0, 0, false
+	}
+	j := int(st.head[r])
+	for j > 0 {
+		nd := &st.tree.Nodes[j]
+		if nd.LastRow() > int(nd.StartRow) {
+			if nd.LastRow()-int(nd.StartRow)+1 > maxSpan {
+				return 0, 0, false
+			}
+			return int(nd.StartRow), nd.LastRow(), true
+		}
+		j = int(nd.Parent)
+	}
+	return 0, 0, false
 }
