@@ -67,7 +67,10 @@ type Result struct {
 	Lines []Line
 	// Placeholders lists the folded runs in output order.
 	Placeholders []Placeholder
-	// Score is the document-level relevance in [0,1] (max over windows).
+	// Score is the document-level relevance in [0,1]: the skimmer's
+	// document score (max over windows), the line model's best line
+	// probability, or the share of the query's identifier pieces found by
+	// the lexical scorer.
 	Score float64
 	// TokenScores holds the per-token scores of a token-level scorer (the
 	// Qwen3 skimmer), in text order; nil for line scorers.
@@ -79,7 +82,8 @@ type Result struct {
 	// Language is the language the repair pass and renderer used ("" for
 	// non-code text).
 	Language string
-	// Scorer names what scored the lines, e.g. "swe-pruner" or "lamr".
+	// Scorer names what scored the lines: "swe-pruner", "lamr", "line"
+	// (the embedded line model) or "lexical".
 	Scorer string
 	// Unpruned, when not empty, says why the text was returned whole.
 	Unpruned string

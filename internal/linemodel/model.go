@@ -10,60 +10,128 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/prunekit/pruner/crf"
 	"github.com/prunekit/pruner/internal/safetensors"
 	"github.com/prunekit/pruner/internal/syntax"
 )
 
 // Kind is the checkpoint kind written to config.json.
-const Kind = "linemodel-mlp"
+const Kind = "linemodel-lamr"
 
 // Config describes a model; it is saved as config.json next to the weights.
 type Config struct {
 	Kind     string   `json:"kind"`
 	Features []string `json:"features"`
-	// Hidden lists the hidden layer widths (ReLU); the output is one score.
+	// Hidden lists the widths of the two per-line trunk layers and of the
+	// layer over the line and its pooled context (all ReLU).
 	Hidden []int `json:"hidden"`
-	// Lambda is the weight of dependency-rubric lines in the targets.
+	// Lambda is the weight of the rubric CRF losses.
 	Lambda float64 `json:"lambda"`
+	// Listwise is the weight of the auxiliary listwise ranking loss on the
+	// fused keep score.
+	Listwise float64 `json:"listwise"`
+	// GateReg is the weight of the gate-balance (negative entropy of the
+	// mean gate) regulariser.
+	GateReg float64 `json:"gate_reg"`
+	// RankMix is how Rank mixes the CRF marginal's logit with the fused
+	// emission: rank = (1−RankMix)·logit(P(keep)) + RankMix·s. Selected on
+	// val after training.
+	RankMix float64 `json:"rank_mix,omitempty"`
 	// Epochs is how many epochs the weights were trained for.
 	Epochs int `json:"epochs"`
 	// Step is the optimizer step count.
 	Step int `json:"step"`
-	// Smooth mixes a line's score with its best neighbour's:
-	// s'ᵢ = sᵢ + Smooth·max(0, max(sᵢ₋₁, sᵢ₊₁) − sᵢ). Selected on val after
-	// training (0 = off).
-	Smooth float64 `json:"smooth,omitempty"`
 	// Val holds the last validation numbers (for the record).
 	Val map[string]float64 `json:"val,omitempty"`
 }
 
-// Model is a per-line MLP over standardised features.
+// Parameter indices into Model.P, in checkpoint order.
+const (
+	pW1 = iota // [F, H1]
+	pB1
+	pW2 // [H1, H2]
+	pB2
+	pW3 // [4·H2, H3]: the line, its ±1 and ±2..3 neighbours, its definition
+	pB3
+	pWH // [H3, 4]: semantic keep, dependency keep, two gate logits
+	pBH
+	pTransF // fused CRF [2,2], Transitions[next][prev]
+	pStartF
+	pEndF
+	pTransS // semantic rubric CRF
+	pStartS
+	pEndS
+	pTransD // dependency rubric CRF
+	pStartD
+	pEndD
+	numParams
+)
+
+var paramNames = [numParams]string{
+	"trunk.0.weight", "trunk.0.bias", "trunk.1.weight", "trunk.1.bias",
+	"context.weight", "context.bias", "heads.weight", "heads.bias",
+	"crf.fused.transitions", "crf.fused.start", "crf.fused.end",
+	"crf.semantic.transitions", "crf.semantic.start", "crf.semantic.end",
+	"crf.dependency.transitions", "crf.dependency.start", "crf.dependency.end",
+}
+
+// numHeads is the width of the head layer: two rubric keep scores and two
+// gate logits.
+const numHeads = 4
+
+// Model is the line scorer: a per-line trunk over standardised features,
+// context pooled from neighbouring lines and the enclosing definition, K=2
+// rubric emission heads fused by a softmax gate, and a linear-chain CRF
+// over the lines (LaMR's structure at line granularity).
 type Model struct {
 	Cfg  Config
 	Mean []float32
 	Std  []float32
-	// W[l] is in×out row-major, B[l] has out entries.
-	W [][]float32
-	B [][]float32
+	// P holds the parameters, indexed by the p* constants.
+	P [][]float32
 }
 
-// LayerDims returns the in/out sizes of each dense layer.
-func (c Config) LayerDims() [][2]int {
-	var d [][2]int
-	in := len(c.Features)
-	for _, h := range c.Hidden {
-		d = append(d, [2]int{in, h})
-		in = h
+// ParamShapes returns the shape of every parameter.
+func (c Config) ParamShapes() [][]int {
+	F := len(c.Features)
+	h1, h2, h3 := c.Hidden[0], c.Hidden[1], c.Hidden[2]
+	return [][]int{
+		{F, h1}, {h1}, {h1, h2}, {h2}, {4 * h2, h3}, {h3}, {h3, numHeads}, {numHeads},
+		{2, 2}, {2}, {2}, {2, 2}, {2}, {2}, {2, 2}, {2}, {2},
 	}
-	return append(d, [2]int{in, 1})
 }
 
-// NewModel returns a model with He-initialised weights from rnd (a function
-// returning standard normal samples) and identity standardisation.
-func NewModel(cfg Config, normal func() float64) *Model {
+func (c Config) validate() error {
+	if len(c.Hidden) != 3 {
+		return fmt.Errorf("linemodel: hidden must list 3 widths, got %v", c.Hidden)
+	}
+	for _, h := range c.Hidden {
+		if h <= 0 || h > 4096 {
+			return fmt.Errorf("linemodel: bad hidden width %d", h)
+		}
+	}
+	return nil
+}
+
+func numel(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// NewModel returns a model with He-initialised weights drawn from normal (a
+// function returning standard normal samples), zero biases and CRF
+// parameters, and identity standardisation. cfg.Hidden must list three
+// widths.
+func NewModel(cfg Config, normal func() float64) (*Model, error) {
 	cfg.Kind = Kind
 	if cfg.Features == nil {
 		cfg.Features = FeatureNames
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	m := &Model{Cfg: cfg}
 	F := len(cfg.Features)
@@ -72,16 +140,17 @@ func NewModel(cfg Config, normal func() float64) *Model {
 	for i := range m.Std {
 		m.Std[i] = 1
 	}
-	for _, d := range cfg.LayerDims() {
-		w := make([]float32, d[0]*d[1])
-		s := math.Sqrt(2 / float64(d[0]))
-		for i := range w {
-			w[i] = float32(normal() * s)
+	for i, sh := range cfg.ParamShapes() {
+		p := make([]float32, numel(sh))
+		if i <= pWH && i%2 == 0 {
+			s := math.Sqrt(2 / float64(sh[0]))
+			for j := range p {
+				p[j] = float32(normal() * s)
+			}
 		}
-		m.W = append(m.W, w)
-		m.B = append(m.B, make([]float32, d[1]))
+		m.P = append(m.P, p)
 	}
-	return m
+	return m, nil
 }
 
 // SetStandardisation computes feature means and deviations over exs.
@@ -113,77 +182,209 @@ func (m *Model) SetStandardisation(exs []Example) {
 
 // Standardise returns (X − mean) / std.
 func (m *Model) Standardise(X []float32) []float32 {
-	F := len(m.Mean)
 	out := make([]float32, len(X))
-	for i, v := range X {
-		j := i % F
-		out[i] = (v - m.Mean[j]) / m.Std[j]
+	m.standardiseInto(out, X)
+	return out
+}
+
+func (m *Model) standardiseInto(dst, X []float32) {
+	F := len(m.Mean)
+	for i := 0; i+F <= len(X); i += F {
+		for j := 0; j < F; j++ {
+			dst[i+j] = (X[i+j] - m.Mean[j]) / m.Std[j]
+		}
+	}
+}
+
+// dense computes dst = relu?(x·w + b) for n rows of x (n×in, w in×out).
+func dense(dst, x, w, b []float32, n, in, out int, relu bool) {
+	for i := 0; i < n; i++ {
+		row := x[i*in : (i+1)*in]
+		d := dst[i*out : (i+1)*out]
+		copy(d, b)
+		for k, v := range row {
+			if v == 0 {
+				continue
+			}
+			wk := w[k*out : (k+1)*out]
+			for j := range d {
+				d[j] += v * wk[j]
+			}
+		}
+		if relu {
+			for j, v := range d {
+				if v < 0 {
+					d[j] = 0
+				}
+			}
+		}
+	}
+}
+
+// poolContext writes, for each of the n rows of h (n×H), the row itself,
+// the mean of its ±1 neighbours, the mean of its ±2 and ±3 neighbours and
+// the mean over the lines of its definition (def ids, -1 = none), as
+// z (n×4H). Missing neighbours count as zero rows, so the pooling is the
+// fixed symmetric linear map the training graph uses.
+func poolContext(z, h []float32, def []int32, n, H int) {
+	sums := map[int32][]float32{}
+	counts := map[int32]int{}
+	for i := 0; i < n; i++ {
+		if d := def[i]; d >= 0 {
+			s := sums[d]
+			if s == nil {
+				s = make([]float32, H)
+				sums[d] = s
+			}
+			for j, v := range h[i*H : (i+1)*H] {
+				s[j] += v
+			}
+			counts[d]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		zi := z[i*4*H : (i+1)*4*H]
+		copy(zi[:H], h[i*H:(i+1)*H])
+		c1, c23, cd := zi[H:2*H], zi[2*H:3*H], zi[3*H:]
+		clear(zi[H:])
+		for _, o := range [...]int{-1, 1, -2, 2, -3, 3} {
+			j := i + o
+			if j < 0 || j >= n {
+				continue
+			}
+			dst, w := c1, float32(0.5)
+			if o < -1 || o > 1 {
+				dst, w = c23, 0.25
+			}
+			for k, v := range h[j*H : (j+1)*H] {
+				dst[k] += w * v
+			}
+		}
+		if d := def[i]; d >= 0 {
+			inv := 1 / float32(counts[d])
+			for k, v := range sums[d] {
+				cd[k] = v * inv
+			}
+		}
+	}
+}
+
+// Outputs are the per-line quantities of one forward pass.
+type Outputs struct {
+	// Sem and Dep are the rubric heads' keep emissions (drop is 0).
+	Sem, Dep []float32
+	// Gate is the semantic rubric's gate weight (the dependency rubric's is
+	// 1 − Gate).
+	Gate []float32
+	// Fused is the gated keep emission Gate·Sem + (1−Gate)·Dep.
+	Fused []float32
+	// Keep is the fused CRF's marginal P(keep).
+	Keep []float32
+}
+
+// Forward runs the model on the raw feature matrix X (n×F) with the lines'
+// definition ids def (-1 = none).
+func (m *Model) Forward(X []float32, n int, def []int32) Outputs {
+	var o Outputs
+	if n == 0 {
+		return o
+	}
+	F := len(m.Mean)
+	h1, h2, h3 := m.Cfg.Hidden[0], m.Cfg.Hidden[1], m.Cfg.Hidden[2]
+	x := make([]float32, n*F)
+	m.standardiseInto(x, X[:n*F])
+	a1 := make([]float32, n*h1)
+	dense(a1, x, m.P[pW1], m.P[pB1], n, F, h1, true)
+	a2 := make([]float32, n*h2)
+	dense(a2, a1, m.P[pW2], m.P[pB2], n, h1, h2, true)
+	z := make([]float32, n*4*h2)
+	poolContext(z, a2, def, n, h2)
+	a3 := make([]float32, n*h3)
+	dense(a3, z, m.P[pW3], m.P[pB3], n, 4*h2, h3, true)
+	hd := make([]float32, n*numHeads)
+	dense(hd, a3, m.P[pWH], m.P[pBH], n, h3, numHeads, false)
+	o.Sem, o.Dep, o.Gate, o.Fused, o.Keep = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+	em := make([]float32, 2*n)
+	for i := 0; i < n; i++ {
+		r := hd[i*numHeads : (i+1)*numHeads]
+		g := float32(1 / (1 + math.Exp(float64(r[3]-r[2])))) // softmax over two logits
+		o.Sem[i], o.Dep[i], o.Gate[i] = r[0], r[1], g
+		o.Fused[i] = g*r[0] + (1-g)*r[1]
+		em[2*i+1] = o.Fused[i]
+	}
+	p, err := crf.NewParams(m.P[pTransF], m.P[pStartF], m.P[pEndF], 2)
+	if err == nil {
+		var w crf.Workspace
+		var marg []float64
+		if e, err2 := crf.NewEmissions(em, 2); err2 == nil {
+			marg, err = crf.MarginalsInto(&w, nil, p, e, nil)
+		} else {
+			err = err2
+		}
+		if err == nil {
+			for i := range o.Keep {
+				o.Keep[i] = float32(marg[2*i+1])
+			}
+			return o
+		}
+	}
+	// Unreachable with valid parameters; fall back to the emission alone.
+	for i, s := range o.Fused {
+		o.Keep[i] = float32(1 / (1 + math.Exp(-float64(s))))
+	}
+	return o
+}
+
+// sanitizeProb maps NaN to 0 and clamps to [0,1], so callers can rely on
+// the range whatever the weights.
+func sanitizeProb(p float32) float32 {
+	if !(p >= 0) {
+		return 0
+	}
+	return min(p, 1)
+}
+
+// Score returns one value per line of text (split as evalset.Lines): the
+// model's keep probability, the fused CRF's marginal P(keep) in [0,1]. A
+// value ≥ 0.5 is the model's own keep decision.
+func (m *Model) Score(ctx context.Context, query, text string, lang syntax.Language) []float32 {
+	X, n, st := features(ctx, query, text, lang)
+	o := m.Forward(X, n, st.defIDs(n))
+	out := o.Keep
+	if out == nil {
+		out = make([]float32, n)
+	}
+	for i, p := range out {
+		out[i] = sanitizeProb(p)
 	}
 	return out
 }
 
-// ScoreFeatures returns one score per line of the raw feature matrix X
-// (n×F).
-func (m *Model) ScoreFeatures(X []float32, n int) []float32 {
-	h := m.Standardise(X)
-	in := len(m.Mean)
-	for l, w := range m.W {
-		out := len(m.B[l])
-		next := make([]float32, n*out)
-		for i := 0; i < n; i++ {
-			row := h[i*in : (i+1)*in]
-			dst := next[i*out : (i+1)*out]
-			copy(dst, m.B[l])
-			for k, x := range row {
-				if x == 0 {
-					continue
-				}
-				wk := w[k*out : (k+1)*out]
-				for j := range dst {
-					dst[j] += x * wk[j]
-				}
-			}
-			if l+1 < len(m.W) {
-				for j, v := range dst {
-					if v < 0 {
-						dst[j] = 0
-					}
-				}
-			}
-		}
-		h, in = next, out
-	}
-	return SmoothScores(h, m.Cfg.Smooth)
+// Rank returns one ranking score per line (higher = keep first): the score
+// the fixed-budget evaluation ranks by (see Config.RankMix).
+func (m *Model) Rank(ctx context.Context, query, text string, lang syntax.Language) []float32 {
+	X, n, st := features(ctx, query, text, lang)
+	return m.RankOutputs(m.Forward(X, n, st.defIDs(n)))
 }
 
-// SmoothScores returns s with each score raised towards its best
-// neighbour's by alpha (see Config.Smooth); alpha 0 returns s.
-func SmoothScores(s []float32, alpha float64) []float32 {
-	if alpha == 0 {
-		return s
-	}
-	out := make([]float32, len(s))
-	for i, v := range s {
-		nb := float32(math.Inf(-1))
-		if i > 0 {
-			nb = s[i-1]
-		}
-		if i+1 < len(s) {
-			nb = max(nb, s[i+1])
+// RankFeatures is Rank on precomputed features and definition ids.
+func (m *Model) RankFeatures(X []float32, n int, def []int32) []float32 {
+	return m.RankOutputs(m.Forward(X, n, def))
+}
+
+// RankOutputs turns forward outputs into ranking scores.
+func (m *Model) RankOutputs(o Outputs) []float32 {
+	a := float32(m.Cfg.RankMix)
+	out := make([]float32, len(o.Keep))
+	for i, p := range o.Keep {
+		pp := float64(min(max(p, 1e-7), 1-1e-7))
+		v := (1-a)*float32(math.Log(pp/(1-pp))) + a*o.Fused[i]
+		if v != v { // NaN
+			v = float32(math.Inf(-1))
 		}
 		out[i] = v
-		if nb > v {
-			out[i] = v + float32(alpha)*(nb-v)
-		}
 	}
 	return out
-}
-
-// Score returns one score per line of text (split as evalset.Lines) for
-// query: higher means keep.
-func (m *Model) Score(ctx context.Context, query, text string, lang syntax.Language) []float32 {
-	X, n := Features(ctx, query, text, lang)
-	return m.ScoreFeatures(X, n)
 }
 
 // Tensors returns the model's weights as safetensors tensors.
@@ -192,10 +393,8 @@ func (m *Model) Tensors() []safetensors.Tensor {
 		safetensors.NewFloat32Tensor("feature_mean", []int{len(m.Mean)}, m.Mean),
 		safetensors.NewFloat32Tensor("feature_std", []int{len(m.Std)}, m.Std),
 	}
-	for l, d := range m.Cfg.LayerDims() {
-		ts = append(ts,
-			safetensors.NewFloat32Tensor(fmt.Sprintf("layers.%d.weight", l), []int{d[0], d[1]}, m.W[l]),
-			safetensors.NewFloat32Tensor(fmt.Sprintf("layers.%d.bias", l), []int{d[1]}, m.B[l]))
+	for i, sh := range m.Cfg.ParamShapes() {
+		ts = append(ts, safetensors.NewFloat32Tensor(paramNames[i], sh, m.P[i]))
 	}
 	return ts
 }
@@ -237,6 +436,9 @@ func LoadFS(fsys fs.FS, name string) (*Model, error) {
 	if fmt.Sprint(cfg.Features) != fmt.Sprint(FeatureNames) {
 		return nil, errors.New("linemodel: checkpoint features differ from this build's features")
 	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
 	data, err := fs.ReadFile(fsys, "model.safetensors")
 	if err != nil {
 		return nil, fmt.Errorf("linemodel: %w", err)
@@ -247,26 +449,25 @@ func LoadFS(fsys fs.FS, name string) (*Model, error) {
 	}
 	defer f.Close()
 	m := &Model{Cfg: cfg}
+	F := len(cfg.Features)
 	if m.Mean, err = f.Float32("feature_mean"); err != nil {
 		return nil, err
 	}
 	if m.Std, err = f.Float32("feature_std"); err != nil {
 		return nil, err
 	}
-	for l, d := range cfg.LayerDims() {
-		w, err := f.Float32(fmt.Sprintf("layers.%d.weight", l))
+	if len(m.Mean) != F || len(m.Std) != F {
+		return nil, fmt.Errorf("linemodel: %s: standardisation has %d/%d entries, want %d", name, len(m.Mean), len(m.Std), F)
+	}
+	for i, sh := range cfg.ParamShapes() {
+		p, err := f.Float32(paramNames[i])
 		if err != nil {
 			return nil, err
 		}
-		bias, err := f.Float32(fmt.Sprintf("layers.%d.bias", l))
-		if err != nil {
-			return nil, err
+		if len(p) != numel(sh) {
+			return nil, fmt.Errorf("linemodel: %s: %s has %d values, want %v", name, paramNames[i], len(p), sh)
 		}
-		if len(w) != d[0]*d[1] || len(bias) != d[1] {
-			return nil, fmt.Errorf("linemodel: layer %d: shape mismatch", l)
-		}
-		m.W = append(m.W, w)
-		m.B = append(m.B, bias)
+		m.P = append(m.P, p)
 	}
 	return m, nil
 }
