@@ -15,10 +15,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,17 +29,18 @@ import (
 )
 
 type options struct {
-	data, out, eval string
-	epochs, limit   int
-	valLimit        int
-	batch, workers  int
-	hidden          string
-	lambda, lr, wd  float64
-	r               float64
-	seed            uint64
-	resume          bool
-	importance      bool
-	tune            bool
+	data, out, eval     string
+	epochs, limit       int
+	valLimit, saveEvery int
+	batch, workers      int
+	hidden              string
+	lambda, lr, wd      float64
+	listwise, gateReg   float64
+	targetDep           float64
+	r                   float64
+	seed                uint64
+	resume              bool
+	tune                bool
 }
 
 func main() {
@@ -55,20 +57,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.data, "data", "../shared/traindata", "training data directory (*.jsonl.gz)")
 	fs.StringVar(&o.out, "out", "", "output directory: checkpoint, config.json, feature cache, log")
 	fs.StringVar(&o.eval, "eval", "", "evaluate the checkpoint in -out on this eval directory (e.g. ../shared/evalsets/dev) and exit")
-	fs.IntVar(&o.epochs, "epochs", 3, "epochs")
+	fs.IntVar(&o.epochs, "epochs", 4, "epochs")
 	fs.IntVar(&o.limit, "limit", 0, "use at most this many training cases (random subset; 0 = all)")
 	fs.IntVar(&o.valLimit, "val-limit", 0, "use at most this many val cases (0 = all)")
+	fs.IntVar(&o.saveEvery, "save-every", 200, "also checkpoint every this many steps (0 = only per epoch)")
 	fs.IntVar(&o.batch, "batch", 16, "cases per step")
 	fs.IntVar(&o.workers, "workers", 2, "feature extraction workers")
-	fs.StringVar(&o.hidden, "hidden", "64,32", "hidden layer widths")
-	fs.Float64Var(&o.lambda, "lambda", 0.3, "target weight of dependency-rubric lines (gold = 1)")
+	fs.StringVar(&o.hidden, "hidden", "64,32,32", "widths of the two trunk layers and the context layer")
+	fs.Float64Var(&o.lambda, "lambda", 0.5, "weight of the rubric (semantic, dependency) CRF losses")
+	fs.Float64Var(&o.listwise, "listwise", 1, "weight of the auxiliary listwise ranking loss on the fused keep score")
+	fs.Float64Var(&o.gateReg, "gate-reg", 0.002, "weight of the gate-balance regulariser")
+	fs.Float64Var(&o.targetDep, "target-dep", 0.3, "listwise target of dependency-rubric lines (gold = 1)")
 	fs.Float64Var(&o.lr, "lr", 2e-3, "AdamW learning rate")
 	fs.Float64Var(&o.wd, "wd", 1e-4, "AdamW weight decay")
 	fs.Float64Var(&o.r, "r", 0.2, "line budget ratio for the metrics")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed")
 	fs.BoolVar(&o.resume, "resume", false, "resume from the checkpoint in -out")
-	fs.BoolVar(&o.tune, "tune", false, "only select the score smoothing on val for the checkpoint in -out (training does it too)")
-	fs.BoolVar(&o.importance, "importance", false, "report permutation importance of each feature on val")
+	fs.BoolVar(&o.tune, "tune", false, "only select the rank mix on val for the checkpoint in -out (training does it too)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,10 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		tuneSmooth(m, val, o, stderr)
-		if o.importance {
-			importance(m, val, o, stderr)
-		}
+		tuneRank(m, val, o, stderr)
 		return m.Save(o.out)
 	}
 	return train(ctx, o, stdout, stderr)
@@ -174,7 +176,7 @@ func bm25Score(ex *linemodel.Example) []float32 {
 }
 
 func modelScore(m *linemodel.Model) func(ex *linemodel.Example) []float32 {
-	return func(ex *linemodel.Example) []float32 { return m.ScoreFeatures(ex.X, ex.N) }
+	return func(ex *linemodel.Example) []float32 { return m.RankFeatures(ex.X, ex.N, ex.Def) }
 }
 
 func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
@@ -204,7 +206,10 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	} else {
 		rng := rand.New(rand.NewPCG(o.seed, 3))
-		m = linemodel.NewModel(linemodel.Config{Hidden: hidden, Lambda: o.lambda}, rng.NormFloat64)
+		cfg := linemodel.Config{Hidden: hidden, Lambda: o.lambda, Listwise: o.listwise, GateReg: o.gateReg}
+		if m, err = linemodel.NewModel(cfg, rng.NormFloat64); err != nil {
+			return err
+		}
 		m.SetStandardisation(trainEx)
 	}
 	validate := func(m *linemodel.Model) map[string]float64 {
@@ -213,7 +218,7 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	tr, err := linemodel.NewTrainer(m, linemodel.TrainOptions{
 		Epochs: o.epochs, Batch: o.batch, MaxLines: 400, LR: o.lr, WeightDecay: o.wd,
-		Lambda: float32(o.lambda), Seed: o.seed, Out: o.out, Log: log, Validate: validate,
+		TargetDep: float32(o.targetDep), Seed: o.seed, Out: o.out, SaveEvery: o.saveEvery, Log: log, Validate: validate,
 	}, nil)
 	if err != nil {
 		return err
@@ -223,75 +228,35 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			return fmt.Errorf("resume: %w", err)
 		}
 	}
+	trainStart := time.Now()
 	if err := tr.Train(trainEx); err != nil {
 		return err
 	}
-	tuneSmooth(m, valEx, o, log)
+	fmt.Fprintf(log, "training: %s\n", time.Since(trainStart).Round(time.Second))
+	tuneRank(m, valEx, o, log)
 	if err := m.Save(o.out); err != nil {
 		return err
 	}
 	v := validate(m)
 	fmt.Fprintf(log, "val model r=%.2f: recall %.4f hit %.4f line_comp %.4f char_comp %.4f (total %s)\n", o.r, v["recall"], v["hit"], v["line_comp"], v["char_comp"], time.Since(start).Round(time.Second))
 	fmt.Fprintf(stdout, "val r=%.2f  model recall %.4f hit %.4f | bm25 recall %.4f hit %.4f\n", o.r, v["recall"], v["hit"], bm.Mean.Recall, bm.Mean.Hit)
-	if o.importance {
-		importance(m, valEx, o, log)
-	}
 	return nil
 }
 
-// tuneSmooth picks the neighbour smoothing with the best val recall + hit.
-func tuneSmooth(m *linemodel.Model, val []linemodel.Example, o options, w io.Writer) {
+// tuneRank picks the rank mix (CRF marginal vs fused emission) with the
+// best val recall + hit.
+func tuneRank(m *linemodel.Model, val []linemodel.Example, o options, w io.Writer) {
 	best, bestV := 0.0, -1.0
-	for _, a := range []float64{0, 0.1, 0.2, 0.3, 0.5, 0.7} {
-		m.Cfg.Smooth = a
+	for _, a := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		m.Cfg.RankMix = a
 		s := linemodel.Evaluate(val, o.r, modelScore(m)).Mean
-		fmt.Fprintf(w, "smooth %.1f: val recall %.4f hit %.4f\n", a, s.Recall, s.Hit)
+		fmt.Fprintf(w, "rank mix %.2f: val recall %.4f hit %.4f\n", a, s.Recall, s.Hit)
 		if v := s.Recall + s.Hit; v > bestV {
 			best, bestV = a, v
 		}
 	}
-	m.Cfg.Smooth = best
-	fmt.Fprintf(w, "smooth: selected %.1f\n", best)
-}
-
-// importance reports the drop in val recall when one feature column is
-// permuted across all val lines.
-func importance(m *linemodel.Model, val []linemodel.Example, o options, w io.Writer) {
-	base := linemodel.Evaluate(val, o.r, modelScore(m)).Mean
-	F := linemodel.NumFeatures
-	type imp struct {
-		name   string
-		dr, dh float64
-	}
-	var imps []imp
-	rng := rand.New(rand.NewPCG(o.seed, 11))
-	for j := 0; j < F; j++ {
-		var col []float32
-		for _, ex := range val {
-			for i := 0; i < ex.N; i++ {
-				col = append(col, ex.X[i*F+j])
-			}
-		}
-		rng.Shuffle(len(col), func(a, b int) { col[a], col[b] = col[b], col[a] })
-		perm := make([]linemodel.Example, len(val))
-		k := 0
-		for e, ex := range val {
-			p := ex
-			p.X = append([]float32(nil), ex.X...)
-			for i := 0; i < ex.N; i++ {
-				p.X[i*F+j] = col[k]
-				k++
-			}
-			perm[e] = p
-		}
-		s := linemodel.Evaluate(perm, o.r, modelScore(m)).Mean
-		imps = append(imps, imp{linemodel.FeatureNames[j], base.Recall - s.Recall, base.Hit - s.Hit})
-	}
-	sort.Slice(imps, func(a, b int) bool { return imps[a].dr > imps[b].dr })
-	fmt.Fprintf(w, "permutation importance on val (drop in recall / hit at r=%.2f):\n", o.r)
-	for _, x := range imps {
-		fmt.Fprintf(w, "  %-16s %+.4f %+.4f\n", x.name, x.dr, x.dh)
-	}
+	m.Cfg.RankMix = best
+	fmt.Fprintf(w, "rank mix: selected %.2f\n", best)
 }
 
 func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
@@ -337,5 +302,37 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}{{"model", ms}, {"bm25(feature)", bs}, {"bm25(evalset)", ref}} {
 		fmt.Fprintf(stdout, "%-14s %7.4f %7.4f %9.4f %9.4f\n", row.name, row.s.Mean.Recall, row.s.Mean.Hit, row.s.Mean.LineComp, row.s.Mean.CharComp)
 	}
+	byLang := map[string][]linemodel.Example{}
+	for _, ex := range exs {
+		byLang[ex.Lang] = append(byLang[ex.Lang], ex)
+	}
+	fmt.Fprintf(stdout, "\nper language (r=%.2f): %-10s %5s %15s %15s\n", o.r, "lang", "cases", "model rec/hit", "bm25 rec/hit")
+	for _, lang := range slices.Sorted(maps.Keys(byLang)) {
+		l := byLang[lang]
+		a := linemodel.Evaluate(l, o.r, modelScore(m)).Mean
+		b := linemodel.Evaluate(l, o.r, bm25Score).Mean
+		fmt.Fprintf(stdout, "%-10s %5d %7.4f/%.4f %7.4f/%.4f\n", lang, len(l), a.Recall, a.Hit, b.Recall, b.Hit)
+	}
+	// The model's own decision (P(keep) ≥ 0.5) without a budget.
+	var kept, gold, hitGold, lines int
+	for i := range exs {
+		ex := &exs[i]
+		p := m.Forward(ex.X, ex.N, ex.Def).Keep
+		g := map[int]bool{}
+		for _, x := range ex.Gold {
+			g[x-1] = true
+		}
+		for j, v := range p {
+			if v >= 0.5 {
+				kept++
+				if g[j] {
+					hitGold++
+				}
+			}
+		}
+		gold += len(g)
+		lines += ex.N
+	}
+	fmt.Fprintf(stdout, "\nP(keep) >= 0.5: keeps %.1f%% of lines, %.1f%% of gold lines\n", 100*float64(kept)/float64(max(1, lines)), 100*float64(hitGold)/float64(max(1, gold)))
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 type Example struct {
 	ID   string
 	Repo string
+	Lang string
 	N    int
 	// X is the row-major N×NumFeatures feature matrix (raw, not
 	// standardised).
@@ -66,7 +67,7 @@ func CaseLanguage(c Case) syntax.Language {
 func NewExample(ctx context.Context, c Case, keepText bool) (Example, error) {
 	lang := CaseLanguage(c)
 	X, n, st := features(ctx, c.Query, c.Text, lang)
-	ex := Example{ID: c.ID, Repo: c.Repo, N: n, X: X, Gold: c.GoldLines, Dep: make([]float32, n),
+	ex := Example{ID: c.ID, Repo: c.Repo, Lang: lang.String(), N: n, X: X, Gold: c.GoldLines, Dep: make([]float32, n),
 		Def: st.defIDs(n), Lab: make([]uint8, n)}
 	if keepText {
 		ex.Text = c.Text
