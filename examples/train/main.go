@@ -24,7 +24,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/simplego"
+
 	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/fastcpu"
 	"github.com/prunekit/pruner/internal/linemodel"
 )
 
@@ -39,6 +43,7 @@ type options struct {
 	targetDep           float64
 	r                   float64
 	seed                uint64
+	backend             string
 	resume              bool
 	tune                bool
 }
@@ -72,6 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&o.wd, "wd", 1e-4, "AdamW weight decay")
 	fs.Float64Var(&o.r, "r", 0.2, "line budget ratio for the metrics")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed")
+	fs.StringVar(&o.backend, "backend", "fastgo", "GoMLX backend for training: fastgo (internal/fastcpu, AVX2 products) or go (simplego)")
 	fs.BoolVar(&o.resume, "resume", false, "resume from the checkpoint in -out")
 	fs.BoolVar(&o.tune, "tune", false, "only select the rank mix on val for the checkpoint in -out (training does it too)")
 	if err := fs.Parse(args); err != nil {
@@ -216,10 +222,23 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		s := linemodel.Evaluate(valEx, o.r, modelScore(m))
 		return map[string]float64{"r": o.r, "recall": s.Mean.Recall, "hit": s.Mean.Hit, "line_comp": s.Mean.LineComp, "char_comp": s.Mean.CharComp}
 	}
+	var backend backends.Backend
+	switch o.backend {
+	case "fastgo":
+		if backend, err = fastcpu.New(""); err != nil {
+			return err
+		}
+	case "go":
+		if backend, err = simplego.New("ops_sequential"); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown -backend %q", o.backend)
+	}
 	tr, err := linemodel.NewTrainer(m, linemodel.TrainOptions{
 		Epochs: o.epochs, Batch: o.batch, MaxLines: 400, LR: o.lr, WeightDecay: o.wd,
 		TargetDep: float32(o.targetDep), Seed: o.seed, Out: o.out, SaveEvery: o.saveEvery, Log: log, Validate: validate,
-	}, nil)
+	}, backend)
 	if err != nil {
 		return err
 	}
@@ -243,11 +262,11 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// tuneRank picks the rank mix (CRF marginal vs fused emission) with the
+// tuneRank picks the weight of the CRF marginal in the ranking score with the
 // best val recall + hit.
 func tuneRank(m *linemodel.Model, val []linemodel.Example, o options, w io.Writer) {
 	best, bestV := 0.0, -1.0
-	for _, a := range []float64{0, 0.25, 0.5, 0.75, 1} {
+	for _, a := range []float64{0, 0.1, 0.25, 0.5, 1} {
 		m.Cfg.RankMix = a
 		s := linemodel.Evaluate(val, o.r, modelScore(m)).Mean
 		fmt.Fprintf(w, "rank mix %.2f: val recall %.4f hit %.4f\n", a, s.Recall, s.Hit)

@@ -1,24 +1,37 @@
-// Package linemodel is the groundwork for the library's embedded default
-// model: a small query-conditioned LINE scorer trained here, in Go, on the
-// commit-mined cases of shared/traindata.
+// Package linemodel is the library's embedded default model: a small
+// query-conditioned LINE scorer trained here, in Go, on the commit-mined
+// cases of shared/traindata, with LaMR's structure (multi-rubric emission
+// heads, a gate and a linear-chain CRF) at line granularity.
 //
 // It has four parts:
 //
 //   - data: a loader for the training cases (gzipped JSONL with a split
-//     field) and per-line targets, gold lines widened with the rubric
-//     package's dependency labels (scope headers, control-flow headers,
-//     definitions, imports; weight decay^hops).
+//     field) and per-line labels: gold lines; the semantic rubric (gold lines
+//     plus the smallest enclosing statement or block, when short); the
+//     dependency rubric of the rubric package (scope and control-flow
+//     headers, definitions, imports; decay^hops); the fused label is their
+//     union.
 //   - features: per-line features that are cheap at inference — BM25 and
-//     IDF-weighted query-piece overlap of the line, its neighbours and its
-//     enclosing definition, the enclosing definition's name, distances to
-//     strong lexical hits, the tree-sitter syntax role and depth of the
+//     IDF-weighted query-piece overlap (exact, stemmed and 4-character
+//     prefix) of the line, its neighbours and its enclosing definition, the
+//     definition's name and its rank among the file's definitions, distances
+//     to strong lexical hits, the tree-sitter syntax role and depth of the
 //     line, and position.
-//   - model: an MLP over the standardised features giving one score per line
-//     (plain-Go forward pass for inference; safetensors weights plus a
-//     config.json).
-//   - training: a GoMLX graph (simplego backend) computing a listwise loss —
-//     the cross-entropy between the softmax of a case's line scores and its
-//     normalised targets — and its gradient; AdamW runs in Go.
+//   - model: a per-line trunk (two ReLU layers over the standardised
+//     features), context pooled from the ±1 and ±2..3 neighbours and the
+//     enclosing definition, a ReLU layer over line + context, then K=2
+//     rubric keep emissions (semantic, dependency) mixed by a softmax gate
+//     into fused emissions, decoded by a linear-chain CRF over the lines.
+//     Inference is plain Go: Score returns the CRF marginal P(keep), Rank a
+//     ranking score for fixed budgets.
+//   - training: a GoMLX graph computing the loss — fused CRF-NLL +
+//     λ·(semantic + dependency CRF-NLLs) + a gate-balance regulariser (LaMR
+//     §3.3) + an auxiliary listwise ranking term on the fused keep score —
+//     whose gradient is taken by GoMLX only down to the head outputs; the
+//     layers below are differentiated by hand-written matrix products, as
+//     GoMLX's own DotGeneral gradient is slow on the pure Go backends.
+//     AdamW runs in Go; checkpoints carry the optimizer state and resume at
+//     the exact step.
 //
 // The metric is the eval sets': keep the top r·n lines by score and compute
 // recall and hit with internal/evalset.

@@ -41,6 +41,8 @@ var FeatureNames = func() []string {
 		"pos", "pos_from_start", "pos_from_end", "file_lines", "line_len", "line_tokens",
 		"query_len", "coverage", "max_line_share", "parse_errors",
 		"prev_blank", "next_blank",
+		"stem_share", "stem_only", "stem_win2", "pfx_share", "dist_stem",
+		"def_rank", "def_best", "def_stem_share",
 	}
 	for _, r := range roleNames {
 		names = append(names, "role_"+r)
@@ -93,6 +95,33 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 			}
 		}
 	}
+	// Stemmed matches (retries/retry/retrying) and 4-character prefix
+	// matches (parse/parser) of query pieces to line pieces, for the words a
+	// commit message inflects differently from the code.
+	qstem := make(map[string]uint64, len(qt))
+	qpfx := make(map[string]uint64, len(qt))
+	for i, t := range qt {
+		if len(t) >= 3 {
+			qstem[stem(t)] |= 1 << uint(i)
+		}
+		if len(t) >= 4 {
+			qpfx[t[:4]] |= 1 << uint(i)
+		}
+	}
+	smasks := make([]uint64, n)
+	pmasks := make([]uint64, n)
+	for i, l := range lines {
+		for _, t := range lexical.Tokens(l) {
+			if len(t) >= 3 {
+				smasks[i] |= qstem[stem(t)]
+			}
+			if len(t) >= 4 {
+				pmasks[i] |= qpfx[t[:4]]
+			}
+		}
+		smasks[i] |= masks[i]
+		pmasks[i] |= smasks[i]
+	}
 	df := make([]int, len(qt))
 	for _, m := range masks {
 		for q := range qt {
@@ -135,6 +164,59 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 			}
 		}
 		return s / maxIdfAll
+	}
+
+	sdf := make([]int, len(qt))
+	for _, m := range smasks {
+		for q := range qt {
+			if m&(1<<uint(q)) != 0 {
+				sdf[q]++
+			}
+		}
+	}
+	sidf := make([]float64, len(qt))
+	sumSidf := 0.0
+	for q, d := range sdf {
+		if d > 0 {
+			sidf[q] = math.Log(1 + (float64(n-d)+0.5)/(float64(d)+0.5))
+			sumSidf += sidf[q]
+		}
+	}
+	sshare := func(m uint64) float64 {
+		if sumSidf == 0 || m == 0 {
+			return 0
+		}
+		s := 0.0
+		for q := range qt {
+			if m&(1<<uint(q)) != 0 {
+				s += sidf[q]
+			}
+		}
+		return s / sumSidf
+	}
+	stemShare := make([]float64, n)
+	maxStem := 0.0
+	for i := range lines {
+		stemShare[i] = sshare(smasks[i])
+		maxStem = max(maxStem, stemShare[i])
+	}
+	distStem := make([]int, n)
+	{
+		const far = 1 << 20
+		last := -far
+		for i := 0; i < n; i++ {
+			if maxStem > 0 && stemShare[i] >= 0.5*maxStem {
+				last = i
+			}
+			distStem[i] = i - last
+		}
+		last = 2 * far
+		for i := n - 1; i >= 0; i-- {
+			if maxStem > 0 && stemShare[i] >= 0.5*maxStem {
+				last = i
+			}
+			distStem[i] = min(distStem[i], last-i)
+		}
 	}
 
 	bm := lexical.BM25(query, lines)
@@ -195,6 +277,34 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 
 	// Syntax.
 	st := analyseSyntax(ctx, text, lang, n)
+
+	// Rank of each definition among the file's definitions by its stemmed
+	// match share (0 = best), so a line knows whether it sits in the
+	// definition the query most likely talks about.
+	defStem := map[int32]float64{}
+	for i := 0; i < n; i++ {
+		if d := st.def[i]; d >= 0 {
+			defStem[d] = 0
+		}
+	}
+	for d := range defStem {
+		nd := st.tree.Nodes[d]
+		var m uint64
+		for r := int(nd.StartRow); r <= nd.LastRow() && r < n; r++ {
+			m |= smasks[r]
+		}
+		defStem[d] = sshare(m)
+	}
+	defRank := make(map[int32]int, len(defStem))
+	for d, v := range defStem {
+		r := 0
+		for e, w := range defStem {
+			if w > v || (w == v && e < d) {
+				r++
+			}
+		}
+		defRank[d] = r
+	}
 
 	// Definition-level statistics, cached per definition node.
 	type defStat struct{ maxBM, share, nameShare float64 }
@@ -303,6 +413,25 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 		put(b2f(st.errors > 0))
 		put(b2f(i > 0 && strings.TrimSpace(lines[i-1]) == ""))
 		put(b2f(i+1 < n && strings.TrimSpace(lines[i+1]) == ""))
+		put(stemShare[i])
+		put(b2f(smasks[i]&^masks[i] != 0))
+		sw := 0.0
+		for j := max(0, i-2); j <= min(n-1, i+2); j++ {
+			if j != i {
+				sw = max(sw, stemShare[j])
+			}
+		}
+		put(sw)
+		put(sshare(pmasks[i]))
+		put(math.Log1p(math.Min(float64(distStem[i]), 1000)) / 7)
+		if d := st.def[i]; d >= 0 {
+			r := defRank[d]
+			put(1 / (1 + float64(r)))
+			put(b2f(r == 0 && defStem[d] > 0))
+			put(defStem[d])
+		} else {
+			k += 3
+		}
 		row[k+lineRole(l, st, i)] = 1
 	}
 	return X, n, st
@@ -503,4 +632,27 @@ func (st syntaxInfo) enclosing(r, maxSpan int) (lo, hi int, ok bool) {
 		j = int(nd.Parent)
 	}
 	return 0, 0, false
+}
+
+// stem strips common English inflections so that retries, retrying and
+// retry share a key: a deliberately crude stemmer, cheap at inference.
+func stem(w string) string {
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ies"):
+		w = w[:len(w)-3] + "y"
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		w = w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		w = w[:len(w)-2]
+	case len(w) > 4 && strings.HasSuffix(w, "es"):
+		w = w[:len(w)-2]
+	case len(w) > 4 && strings.HasSuffix(w, "er"):
+		w = w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		w = w[:len(w)-1]
+	}
+	if len(w) > 3 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	return w
 }

@@ -164,7 +164,7 @@ func TestGradientMatchesAutodiff(t *testing.T) {
 	ref, err := G.NewExec(backend, func(in []*G.Node) []*G.Node {
 		P := in[numInputs:]
 		f := buildForward(in, P)
-		total, _, _ := lossGraph(cfg, in, P, f.sSem, f.sDep, f.gl)
+		total, _, _ := lossGraph(cfg, in, P, f.sSem, f.sDep, f.gl, f.rank)
 		return append([]*G.Node{total}, G.Gradient(total, P...)...)
 	})
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/prunekit/pruner/crf"
+	"github.com/prunekit/pruner/internal/fastcpu"
 	"github.com/prunekit/pruner/internal/safetensors"
 	"github.com/prunekit/pruner/internal/syntax"
 )
@@ -33,9 +34,9 @@ type Config struct {
 	// GateReg is the weight of the gate-balance (negative entropy of the
 	// mean gate) regulariser.
 	GateReg float64 `json:"gate_reg"`
-	// RankMix is how Rank mixes the CRF marginal's logit with the fused
-	// emission: rank = (1−RankMix)·logit(P(keep)) + RankMix·s. Selected on
-	// val after training.
+	// RankMix is how Rank adds the CRF marginal's logit to the ranking
+	// head: rank = r + RankMix·logit(P(keep)). Selected on val after
+	// training.
 	RankMix float64 `json:"rank_mix,omitempty"`
 	// Epochs is how many epochs the weights were trained for.
 	Epochs int `json:"epochs"`
@@ -53,7 +54,7 @@ const (
 	pB2
 	pW3 // [4·H2, H3]: the line, its ±1 and ±2..3 neighbours, its definition
 	pB3
-	pWH // [H3, 4]: semantic keep, dependency keep, two gate logits
+	pWH // [H3, 5]: semantic keep, dependency keep, two gate logits, rank
 	pBH
 	pTransF // fused CRF [2,2], Transitions[next][prev]
 	pStartF
@@ -75,9 +76,12 @@ var paramNames = [numParams]string{
 	"crf.dependency.transitions", "crf.dependency.start", "crf.dependency.end",
 }
 
-// numHeads is the width of the head layer: two rubric keep scores and two
-// gate logits.
-const numHeads = 4
+// numHeads is the width of the head layer: two rubric keep scores, two
+// gate logits and the ranking score. The ranking score has its own column,
+// trained by the listwise loss on gold lines only, because the fused CRF
+// learns the union of the rubrics (imports, headers, whole blocks), which
+// at a fixed budget of lines would crowd out the gold lines.
+const numHeads = 5
 
 // Model is the line scorer: a per-line trunk over standardised features,
 // context pooled from neighbouring lines and the enclosing definition, K=2
@@ -196,27 +200,24 @@ func (m *Model) standardiseInto(dst, X []float32) {
 	}
 }
 
+// gemm runs inference products on one goroutine (Score is called
+// concurrently by the library, one call per core), with the AVX2 kernel
+// where the CPU has it.
+var gemm = fastcpu.NewGemm(fastcpu.WithWorkers(1))
+
 // dense computes dst = relu?(x·w + b) for n rows of x (n×in, w in×out).
 func dense(dst, x, w, b []float32, n, in, out int, relu bool) {
+	gemm.MatMul(1, n, out, in,
+		fastcpu.Strided{Data: x, BatchStride: n * in, RowStride: in, ColStride: 1},
+		fastcpu.Strided{Data: w, BatchStride: in * out, RowStride: out, ColStride: 1}, dst)
 	for i := 0; i < n; i++ {
-		row := x[i*in : (i+1)*in]
 		d := dst[i*out : (i+1)*out]
-		copy(d, b)
-		for k, v := range row {
-			if v == 0 {
-				continue
+		for j, bj := range b {
+			v := d[j] + bj
+			if relu && v < 0 {
+				v = 0
 			}
-			wk := w[k*out : (k+1)*out]
-			for j := range d {
-				d[j] += v * wk[j]
-			}
-		}
-		if relu {
-			for j, v := range d {
-				if v < 0 {
-					d[j] = 0
-				}
-			}
+			d[j] = v
 		}
 	}
 }
@@ -278,6 +279,8 @@ type Outputs struct {
 	Gate []float32
 	// Fused is the gated keep emission Gate·Sem + (1−Gate)·Dep.
 	Fused []float32
+	// RankHead is the ranking head's score.
+	RankHead []float32
 	// Keep is the fused CRF's marginal P(keep).
 	Keep []float32
 }
@@ -304,11 +307,12 @@ func (m *Model) Forward(X []float32, n int, def []int32) Outputs {
 	hd := make([]float32, n*numHeads)
 	dense(hd, a3, m.P[pWH], m.P[pBH], n, h3, numHeads, false)
 	o.Sem, o.Dep, o.Gate, o.Fused, o.Keep = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+	o.RankHead = make([]float32, n)
 	em := make([]float32, 2*n)
 	for i := 0; i < n; i++ {
 		r := hd[i*numHeads : (i+1)*numHeads]
 		g := float32(1 / (1 + math.Exp(float64(r[3]-r[2])))) // softmax over two logits
-		o.Sem[i], o.Dep[i], o.Gate[i] = r[0], r[1], g
+		o.Sem[i], o.Dep[i], o.Gate[i], o.RankHead[i] = r[0], r[1], g, r[4]
 		o.Fused[i] = g*r[0] + (1-g)*r[1]
 		em[2*i+1] = o.Fused[i]
 	}
@@ -378,7 +382,7 @@ func (m *Model) RankOutputs(o Outputs) []float32 {
 	out := make([]float32, len(o.Keep))
 	for i, p := range o.Keep {
 		pp := float64(min(max(p, 1e-7), 1-1e-7))
-		v := (1-a)*float32(math.Log(pp/(1-pp))) + a*o.Fused[i]
+		v := o.RankHead[i] + a*float32(math.Log(pp/(1-pp)))
 		if v != v { // NaN
 			v = float32(math.Inf(-1))
 		}

@@ -12,9 +12,12 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	G "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
+	"github.com/prunekit/pruner/crf"
 	"github.com/prunekit/pruner/internal/safetensors"
 )
 
@@ -25,11 +28,18 @@ type TrainOptions struct {
 	MaxLines    int // lines per case (longer cases are cut)
 	LR          float64
 	WeightDecay float64
-	Lambda      float32 // weight of dependency lines in the targets
-	Seed        uint64
-	// Out, when set, receives a checkpoint after every epoch (and the
-	// optimizer state, for resuming).
-	Out string
+	// TargetDep is the listwise target of dependency-rubric lines relative
+	// to gold lines (times the rubric's decay^hops).
+	TargetDep float32
+	Seed      uint64
+	// Out, when set, receives a checkpoint (model and optimizer state)
+	// after every epoch, every SaveEvery steps and when training stops.
+	Out       string
+	SaveEvery int
+	// StopAfter, when > 0, stops training once the optimizer reached this
+	// many steps (a checkpoint is written to Out); a resumed run continues
+	// exactly where it stopped.
+	StopAfter int
 	// Log receives a progress line every few seconds and one per epoch.
 	Log io.Writer
 	// Validate, when set, runs after every epoch; its numbers are logged
@@ -37,13 +47,16 @@ type TrainOptions struct {
 	Validate func(m *Model) map[string]float64
 }
 
-// Trainer trains a Model with a GoMLX graph for the loss and its gradient
-// and AdamW in Go.
+// Trainer trains a Model: one GoMLX graph computes the loss, its gradient
+// with respect to the head outputs and CRF parameters (GoMLX autodiff,
+// cheap), and the gradient of the layers below written out as forward ops
+// (matrix products), since GoMLX's own DotGeneral gradient is slow on the
+// pure Go backends. AdamW runs in Go.
 type Trainer struct {
 	M      *Model
 	Opt    TrainOptions
 	exec   *G.Exec
-	m1, m2 [][]float32 // Adam moments, one per parameter (W0,B0,W1,B1,...)
+	m1, m2 [][]float32 // Adam moments, one per parameter
 	step   int
 	epoch  int
 }
@@ -68,111 +81,303 @@ func NewTrainer(m *Model, opt TrainOptions, backend backends.Backend) (*Trainer,
 		opt.LR = 2e-3
 	}
 	t := &Trainer{M: m, Opt: opt}
-	nLayers := len(m.W)
+	cfg := m.Cfg
 	exec, err := G.NewExec(backend, func(in []*G.Node) []*G.Node {
-		x, mask, tgt := in[0], in[1], in[2]
-		params := in[3:]
-		loss := listwiseLoss(x, mask, tgt, params, nLayers)
-		return append([]*G.Node{loss}, G.Gradient(loss, params...)...)
+		return trainGraph(cfg, in)
 	})
 	if err != nil {
 		return nil, err
 	}
+	exec.SetMaxCache(64)
 	t.exec = exec
-	for _, p := range t.params() {
+	for _, p := range m.P {
 		t.m1 = append(t.m1, make([]float32, len(p)))
 		t.m2 = append(t.m2, make([]float32, len(p)))
 	}
 	return t, nil
 }
 
-func (t *Trainer) params() [][]float32 {
-	var ps [][]float32
-	for l := range t.M.W {
-		ps = append(ps, t.M.W[l], t.M.B[l])
-	}
-	return ps
+// Step returns the optimizer step count.
+func (t *Trainer) Step() int { return t.step }
+
+// Graph inputs before the parameters.
+const (
+	inX    = iota // [N,F] standardised features, N = B·L rows
+	inNb          // [6,N,1] int32 rows of the ±1, ±2, ±3 neighbours (N = none)
+	inSeg         // [N,1] int32 definition segment of each row (N = none)
+	inInv         // [N,1] 1/size of the row's definition segment (0 = none)
+	inMask        // [B,L] valid lines
+	inTagF        // [B,L] int32 fused labels
+	inTagS        // [B,L] int32 semantic labels
+	inTagD        // [B,L] int32 dependency labels
+	inTgt         // [B,L] normalised listwise targets
+	inCase        // [B] 1 for a real case, 0 for batch padding
+	numInputs
+)
+
+var f32 = dtypes.Float32
+
+// poolNb returns Σ_o w·h[row+o] over the neighbour offsets nb[lo:hi] (a
+// symmetric set, so the map is its own transpose).
+func poolNb(h, nb *G.Node, lo, hi int, w float64) *G.Node {
+	H := h.Shape().Dimensions[1]
+	hz := G.Concatenate([]*G.Node{h, G.Zeros(h.Graph(), shapes.Make(f32, 1, H))}, 0)
+	idx := G.Slice(nb, G.AxisRange(lo, hi))
+	return G.MulScalar(G.ReduceSum(G.Gather(hz, idx), 0), w)
 }
 
-// listwiseLoss is the mean over cases of the cross-entropy between the
-// normalised targets tgt [B,L] and the softmax of the line scores over the
-// case's valid lines (mask [B,L] of 0/1).
-func listwiseLoss(x, mask, tgt *G.Node, params []*G.Node, nLayers int) *G.Node {
-	dims := x.Shape().Dimensions
-	B, L, F := dims[0], dims[1], dims[2]
-	h := G.Reshape(x, B*L, F)
-	for l := 0; l < nLayers; l++ {
-		w, b := params[2*l], params[2*l+1]
-		h = G.Add(G.MatMul(h, w), G.InsertAxes(b, 0))
-		if l+1 < nLayers {
-			h = G.Max(h, G.ZerosLike(h))
-		}
+// poolDef returns each row's mean over its definition segment (0 outside
+// any); the map is symmetric.
+func poolDef(h, seg, inv *G.Node) *G.Node {
+	dims := h.Shape().Dimensions
+	sums := G.ScatterSum(G.Zeros(h.Graph(), shapes.Make(f32, dims[0]+1, dims[1])), seg, h, false, false)
+	return G.Mul(G.Gather(sums, seg), inv)
+}
+
+func relu(x *G.Node) *G.Node { return G.Max(x, G.ZerosLike(x)) }
+
+// reluGrad passes d where the pre-activation pre was positive.
+func reluGrad(d, pre *G.Node) *G.Node {
+	return G.Where(G.GreaterThan(pre, G.ZerosLike(pre)), d, G.ZerosLike(d))
+}
+
+func linear(x, w, b *G.Node) *G.Node {
+	return G.Add(G.MatMul(x, w), G.InsertAxes(b, 0))
+}
+
+// forwardGraph holds the nodes of the forward pass the backward pass needs.
+type forwardGraph struct {
+	x, pre1, h1, pre2, h2, z, pre3, h3 *G.Node
+	head                               *G.Node // [N,4]
+	sSem, sDep                         *G.Node // [B,L]
+	gl                                 *G.Node // [B,L,2] gate logits
+	rank                               *G.Node // [B,L] ranking head
+}
+
+// column returns column c of x [N,4] as [N] without Slice (whose gradient
+// needs Pad, missing in simplego), so the whole graph can also be
+// differentiated by GoMLX (see the gradient test).
+func column(x *G.Node, c int) *G.Node {
+	oh := make([]float32, numHeads)
+	oh[c] = 1
+	return G.ReduceSum(G.Mul(x, G.InsertAxes(G.Const(x.Graph(), oh), 0)), 1)
+}
+
+func buildForward(in []*G.Node, P []*G.Node) *forwardGraph {
+	f := &forwardGraph{x: in[inX]}
+	B, L := in[inMask].Shape().Dimensions[0], in[inMask].Shape().Dimensions[1]
+	f.pre1 = linear(f.x, P[pW1], P[pB1])
+	f.h1 = relu(f.pre1)
+	f.pre2 = linear(f.h1, P[pW2], P[pB2])
+	f.h2 = relu(f.pre2)
+	f.z = G.Concatenate([]*G.Node{
+		f.h2,
+		poolNb(f.h2, in[inNb], 0, 2, 0.5),
+		poolNb(f.h2, in[inNb], 2, 6, 0.25),
+		poolDef(f.h2, in[inSeg], in[inInv]),
+	}, 1)
+	f.pre3 = linear(f.z, P[pW3], P[pB3])
+	f.h3 = relu(f.pre3)
+	f.head = linear(f.h3, P[pWH], P[pBH])
+	f.sSem = G.Reshape(column(f.head, 0), B, L)
+	f.sDep = G.Reshape(column(f.head, 1), B, L)
+	f.gl = G.Reshape(G.Stack([]*G.Node{column(f.head, 2), column(f.head, 3)}, 1), B, L, 2)
+	f.rank = G.Reshape(column(f.head, 4), B, L)
+	return f
+}
+
+// lossGraph returns the total loss and its parts (fused CRF NLL, listwise
+// loss) from the head outputs.
+func lossGraph(cfg Config, in []*G.Node, P []*G.Node, sSem, sDep, gl, rank *G.Node) (total, nllF, lw *G.Node) {
+	mask, caseW := in[inMask], in[inCase]
+	nCases := G.Max(G.ReduceAllSum(caseW), G.ScalarOne(mask.Graph(), f32))
+	gate := G.Softmax(gl, -1)                                         // [B,L,2]
+	gSem := G.ReduceSum(G.Mul(gate, G.Reshape(G.Const(mask.Graph(), []float32{1, 0}), 1, 1, 2)), -1) // [B,L]
+	fused := G.Add(G.Mul(gSem, sSem), G.Mul(G.OneMinus(gSem), sDep))
+	em := func(s *G.Node) *G.Node {
+		s3 := G.InsertAxes(s, -1)
+		return G.Concatenate([]*G.Node{G.ZerosLike(s3), s3}, -1)
 	}
-	s := G.Reshape(h, B, L)
-	s = G.Add(s, G.MulScalar(G.OneMinus(mask), -1e4))
+	nll := func(s, tags *G.Node, k int) *G.Node {
+		per := crf.NLLGraph(em(s), mask, P[pTransF+3*k], P[pStartF+3*k], P[pEndF+3*k], tags)
+		return G.Div(G.ReduceAllSum(G.Mul(per, caseW)), nCases)
+	}
+	nllF = nll(fused, in[inTagF], 0)
+	total = G.Add(nllF, G.MulScalar(G.Add(nll(sSem, in[inTagS], 1), nll(sDep, in[inTagD], 2)), cfg.Lambda))
+	// Gate balance: the negative entropy of the mean gate over valid lines.
+	m3 := G.InsertAxes(mask, -1)
+	mean := G.Div(G.ReduceSum(G.Mul(gate, m3), 0, 1), G.Max(G.ReduceAllSum(mask), G.ScalarOne(mask.Graph(), f32)))
+	negEnt := G.ReduceAllSum(G.Mul(mean, G.Log(G.Max(mean, G.Scalar(mask.Graph(), f32, 1e-8)))))
+	total = G.Add(total, G.MulScalar(negEnt, cfg.GateReg))
+	// Listwise: cross-entropy between the softmax of the ranking scores
+	// over a case's lines and its normalised gold-weighted targets.
+	s := G.Add(rank, G.MulScalar(G.OneMinus(mask), -1e4))
 	mx := G.StopGradient(G.ReduceAndKeep(s, G.ReduceMax, 1))
 	logZ := G.Add(mx, G.Log(G.ReduceAndKeep(G.Exp(G.Sub(s, mx)), G.ReduceSum, 1)))
-	logp := G.Sub(s, logZ)
-	return G.DivScalar(G.Neg(G.ReduceAllSum(G.Mul(tgt, logp))), float64(B))
+	lw = G.Div(G.Neg(G.ReduceAllSum(G.Mul(in[inTgt], G.Sub(s, logZ)))), nCases)
+	total = G.Add(total, G.MulScalar(lw, cfg.Listwise))
+	return total, nllF, lw
 }
 
-// batch packs cases into padded [B,L,F] standardised features, mask and
-// normalised targets.
-func (t *Trainer) batch(exs []*Example) (x, mask, tgt []float32) {
-	B, L, F := t.Opt.Batch, t.Opt.MaxLines, len(t.M.Mean)
-	x = make([]float32, B*L*F)
-	mask = make([]float32, B*L)
-	tgt = make([]float32, B*L)
+// trainGraph returns [loss, nllF, listwise, grads of every parameter...].
+func trainGraph(cfg Config, in []*G.Node) []*G.Node {
+	P := in[numInputs:]
+	f := buildForward(in, P)
+	total, nllF, lw := lossGraph(cfg, in, P, f.sSem, f.sDep, f.gl, f.rank)
+	wrt := []*G.Node{f.sSem, f.sDep, f.gl, f.rank}
+	for i := pTransF; i < numParams; i++ {
+		wrt = append(wrt, P[i])
+	}
+	gr := G.Gradient(total, wrt...)
+	N := f.x.Shape().Dimensions[0]
+	dHead := G.Concatenate([]*G.Node{
+		G.Reshape(gr[0], N, 1), G.Reshape(gr[1], N, 1), G.Reshape(gr[2], N, 2), G.Reshape(gr[3], N, 1),
+	}, 1)
+	grads := make([]*G.Node, numParams)
+	tmm := func(a, b *G.Node) *G.Node { return G.DotGeneral(a, []int{0}, nil, b, []int{0}, nil) } // aᵀ·b
+	mmT := func(a, w *G.Node) *G.Node { return G.DotGeneral(a, []int{1}, nil, w, []int{1}, nil) } // a·wᵀ
+	grads[pWH], grads[pBH] = tmm(f.h3, dHead), G.ReduceSum(dHead, 0)
+	d3 := reluGrad(mmT(dHead, P[pWH]), f.pre3)
+	grads[pW3], grads[pB3] = tmm(f.z, d3), G.ReduceSum(d3, 0)
+	dz := mmT(d3, P[pW3])
+	H2 := cfg.Hidden[1]
+	part := func(k int) *G.Node { return G.Slice(dz, G.AxisRange(), G.AxisRange(k*H2, (k+1)*H2)) }
+	dh2 := G.Add(G.Add(part(0), poolNb(part(1), in[inNb], 0, 2, 0.5)),
+		G.Add(poolNb(part(2), in[inNb], 2, 6, 0.25), poolDef(part(3), in[inSeg], in[inInv])))
+	d2 := reluGrad(dh2, f.pre2)
+	grads[pW2], grads[pB2] = tmm(f.h1, d2), G.ReduceSum(d2, 0)
+	d1 := reluGrad(mmT(d2, P[pW2]), f.pre1)
+	grads[pW1], grads[pB1] = tmm(f.x, d1), G.ReduceSum(d1, 0)
+	for i := pTransF; i < numParams; i++ {
+		grads[i] = gr[4+i-pTransF]
+	}
+	return append([]*G.Node{total, nllF, lw}, grads...)
+}
+
+// batchInputs packs cases into the graph inputs (see the in* constants).
+// Each case is cut to MaxLines lines; L is the longest case rounded up to
+// a multiple of 32 so an Exec sees few shapes.
+func (t *Trainer) batchInputs(exs []*Example) []any {
+	B, F := t.Opt.Batch, len(t.M.Mean)
+	L := 1
+	for _, ex := range exs {
+		L = max(L, min(ex.N, t.Opt.MaxLines))
+	}
+	L = min((L+31)/32*32, max(32, (t.Opt.MaxLines+31)/32*32))
+	N := B * L
+	x := make([]float32, N*F)
+	nb := make([]int32, 6*N)
+	seg := make([]int32, N)
+	inv := make([]float32, N)
+	mask := make([]float32, B*L)
+	tags := [3][]int32{make([]int32, N), make([]int32, N), make([]int32, N)}
+	tgt := make([]float32, N)
+	caseW := make([]float32, B)
+	for i := range nb {
+		nb[i] = int32(N)
+	}
+	for i := range seg {
+		seg[i] = int32(N)
+	}
+	offs := [6]int{-1, 1, -2, 2, -3, 3}
 	for b, ex := range exs {
+		if b >= B {
+			break
+		}
+		caseW[b] = 1
 		n := min(ex.N, L)
-		xs := t.M.Standardise(ex.X[:n*F])
-		copy(x[b*L*F:], xs)
-		tg := ex.Targets(t.Opt.Lambda)
+		base := b * L
+		t.M.standardiseInto(x[base*F:(base+n)*F], ex.X[:n*F])
+		tg := ex.Targets(t.Opt.TargetDep)
 		sum := float32(0)
+		first := map[int32]int{}
+		count := map[int32]int{}
 		for i := 0; i < n; i++ {
-			mask[b*L+i] = 1
+			r := base + i
+			mask[r] = 1
+			for k, o := range offs {
+				if j := i + o; j >= 0 && j < n {
+					nb[k*N+r] = int32(base + j)
+				}
+			}
+			if d := ex.Def[i]; d >= 0 {
+				if _, ok := first[d]; !ok {
+					first[d] = r
+				}
+				seg[r] = int32(first[d])
+				count[d]++
+			}
+			lab := ex.Lab[i]
+			tags[0][r] = b2i(lab != 0)
+			tags[1][r] = b2i(lab&(LabGold|LabSem) != 0)
+			tags[2][r] = b2i(lab&LabDep != 0)
 			sum += tg[i]
 		}
-		if sum == 0 {
-			continue
-		}
 		for i := 0; i < n; i++ {
-			tgt[b*L+i] = tg[i] / sum
+			if d := ex.Def[i]; d >= 0 {
+				inv[base+i] = 1 / float32(count[d])
+			}
+			if sum > 0 {
+				tgt[base+i] = tg[i] / sum
+			}
 		}
 	}
-	return
+	args := []any{
+		tensors.FromFlatDataAndDimensions(x, N, F),
+		tensors.FromFlatDataAndDimensions(nb, 6, N, 1),
+		tensors.FromFlatDataAndDimensions(seg, N, 1),
+		tensors.FromFlatDataAndDimensions(inv, N, 1),
+		tensors.FromFlatDataAndDimensions(mask, B, L),
+		tensors.FromFlatDataAndDimensions(tags[0], B, L),
+		tensors.FromFlatDataAndDimensions(tags[1], B, L),
+		tensors.FromFlatDataAndDimensions(tags[2], B, L),
+		tensors.FromFlatDataAndDimensions(tgt, B, L),
+		tensors.FromFlatDataAndDimensions(caseW, B),
+	}
+	for i, sh := range t.M.Cfg.ParamShapes() {
+		args = append(args, tensors.FromFlatDataAndDimensions(t.M.P[i], sh...))
+	}
+	return args
 }
 
-// Step runs one optimisation step on up to Batch examples and returns the
-// loss.
-func (t *Trainer) Step(exs []*Example) (float64, error) {
-	B, L, F := t.Opt.Batch, t.Opt.MaxLines, len(t.M.Mean)
-	x, mask, tgt := t.batch(exs)
-	args := []any{
-		tensors.FromFlatDataAndDimensions(x, B, L, F),
-		tensors.FromFlatDataAndDimensions(mask, B, L),
-		tensors.FromFlatDataAndDimensions(tgt, B, L),
+func b2i(b bool) int32 {
+	if b {
+		return 1
 	}
-	dims := t.M.Cfg.LayerDims()
-	for l := range t.M.W {
-		args = append(args,
-			tensors.FromFlatDataAndDimensions(t.M.W[l], dims[l][0], dims[l][1]),
-			tensors.FromFlatDataAndDimensions(t.M.B[l], dims[l][1]))
-	}
-	outs, err := t.exec.Exec(args...)
+	return 0
+}
+
+// StepLoss holds the losses of one step.
+type StepLoss struct {
+	Total, Fused, Listwise float64
+}
+
+// TrainStep runs one optimisation step on up to Batch examples and returns
+// the losses before the update.
+func (t *Trainer) TrainStep(exs []*Example) (StepLoss, error) {
+	outs, err := t.exec.Exec(t.batchInputs(exs)...)
 	if err != nil {
-		return 0, err
+		return StepLoss{}, err
 	}
-	loss := float64(tensors.MustCopyFlatData[float32](outs[0])[0])
+	defer func() {
+		for _, o := range outs {
+			o.FinalizeAll()
+		}
+	}()
+	sc := func(i int) float64 { return float64(tensors.MustCopyFlatData[float32](outs[i])[0]) }
+	loss := StepLoss{Total: sc(0), Fused: sc(1), Listwise: sc(2)}
+	if math.IsNaN(loss.Total) || math.IsInf(loss.Total, 0) {
+		return loss, fmt.Errorf("linemodel: step %d: loss is %v", t.step+1, loss.Total)
+	}
 	t.step++
 	const b1, b2, eps = 0.9, 0.999, 1e-8
 	c1 := 1 - math.Pow(b1, float64(t.step))
 	c2 := 1 - math.Pow(b2, float64(t.step))
 	lr := t.Opt.LR
-	for pi, p := range t.params() {
-		g := tensors.MustCopyFlatData[float32](outs[1+pi])
+	for pi, p := range t.M.P {
+		g := tensors.MustCopyFlatData[float32](outs[3+pi])
 		m1, m2 := t.m1[pi], t.m2[pi]
-		decay := pi%2 == 0 // weights, not biases
+		decay := pi <= pWH && pi%2 == 0 // weight matrices only
 		for i := range p {
 			gi := float64(g[i])
 			m1[i] = float32(b1*float64(m1[i]) + (1-b1)*gi)
@@ -184,14 +389,13 @@ func (t *Trainer) Step(exs []*Example) (float64, error) {
 			p[i] -= float32(lr * upd)
 		}
 	}
-	for _, o := range outs {
-		o.FinalizeAll()
-	}
 	return loss, nil
 }
 
-// Train runs the remaining epochs over exs (shuffled each epoch with the
-// seed and epoch number, so a resumed run sees the same order).
+// Train runs the remaining steps over exs: epochs of shuffled batches (the
+// order depends only on the seed and the epoch number, so a resumed run
+// sees the same batches), skipping the steps a resumed checkpoint already
+// took.
 func (t *Trainer) Train(exs []Example) error {
 	logf := func(format string, a ...any) {
 		if t.Opt.Log != nil {
@@ -199,54 +403,74 @@ func (t *Trainer) Train(exs []Example) error {
 		}
 	}
 	B := t.Opt.Batch
-	for ; t.epoch < t.Opt.Epochs; t.epoch++ {
+	perEpoch := len(exs) / B
+	if perEpoch == 0 {
+		return fmt.Errorf("linemodel: %d examples, fewer than one batch of %d", len(exs), B)
+	}
+	save := func() error {
+		if t.Opt.Out == "" {
+			return nil
+		}
+		return t.Save(t.Opt.Out)
+	}
+	for t.epoch = t.step / perEpoch; t.epoch < t.Opt.Epochs; t.epoch++ {
 		rng := rand.New(rand.NewPCG(t.Opt.Seed, uint64(t.epoch)))
 		perm := rng.Perm(len(exs))
 		start := time.Now()
 		last := start
-		sum, cnt := 0.0, 0
-		for i := 0; i+B <= len(perm); i += B {
+		sum, sumF, sumL, cnt := 0.0, 0.0, 0.0, 0
+		for s := t.step - t.epoch*perEpoch; s < perEpoch; s++ {
+			if t.Opt.StopAfter > 0 && t.step >= t.Opt.StopAfter {
+				return save()
+			}
 			batch := make([]*Example, B)
 			for j := range batch {
-				batch[j] = &exs[perm[i+j]]
+				batch[j] = &exs[perm[s*B+j]]
 			}
-			loss, err := t.Step(batch)
+			loss, err := t.TrainStep(batch)
 			if err != nil {
 				return err
 			}
-			sum += loss
+			sum += loss.Total
+			sumF += loss.Fused
+			sumL += loss.Listwise
 			cnt++
-			if time.Since(last) > 5*time.Second {
+			if time.Since(last) > 10*time.Second {
 				last = time.Now()
-				logf("epoch %d step %d/%d loss %.4f (%.1f steps/s)\n", t.epoch+1, cnt, len(perm)/B, sum/float64(cnt), float64(cnt)/time.Since(start).Seconds())
+				logf("epoch %d step %d/%d loss %.4f (crf %.4f listwise %.4f) %.1f steps/s\n", t.epoch+1, s+1, perEpoch,
+					sum/float64(cnt), sumF/float64(cnt), sumL/float64(cnt), float64(cnt)/time.Since(start).Seconds())
+			}
+			if t.Opt.SaveEvery > 0 && t.step%t.Opt.SaveEvery == 0 {
+				if err := save(); err != nil {
+					return err
+				}
 			}
 		}
 		t.M.Cfg.Epochs = t.epoch + 1
 		t.M.Cfg.Step = t.step
-		msg := fmt.Sprintf("epoch %d done: loss %.4f, %d steps, %s", t.epoch+1, sum/math.Max(1, float64(cnt)), cnt, time.Since(start).Round(time.Millisecond))
+		c := math.Max(1, float64(cnt))
+		msg := fmt.Sprintf("epoch %d done: loss %.4f (crf %.4f listwise %.4f), %d steps, %s", t.epoch+1, sum/c, sumF/c, sumL/c, cnt, time.Since(start).Round(time.Millisecond))
 		if t.Opt.Validate != nil {
 			v := t.Opt.Validate(t.M)
 			t.M.Cfg.Val = v
 			msg += fmt.Sprintf(", val recall %.4f hit %.4f", v["recall"], v["hit"])
 		}
 		logf("%s\n", msg)
-		if t.Opt.Out != "" {
-			if err := t.Save(t.Opt.Out); err != nil {
-				return err
-			}
+		if err := save(); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 type trainState struct {
-	Epoch int `json:"epoch"`
-	Step  int `json:"step"`
+	Step int `json:"step"`
 }
 
 // Save writes the model and the optimizer state (optim.safetensors,
 // state.json) to dir.
 func (t *Trainer) Save(dir string) error {
+	t.M.Cfg.Step = t.step
 	if err := t.M.Save(dir); err != nil {
 		return err
 	}
@@ -259,7 +483,7 @@ func (t *Trainer) Save(dir string) error {
 	if err := safetensors.WriteFile(filepath.Join(dir, "optim.safetensors"), ts, nil); err != nil {
 		return err
 	}
-	b, _ := json.Marshal(trainState{Epoch: t.epoch + 1, Step: t.step})
+	b, _ := json.Marshal(trainState{Step: t.step})
 	return os.WriteFile(filepath.Join(dir, "state.json"), b, 0o644)
 }
 
@@ -280,13 +504,21 @@ func (t *Trainer) Resume(dir string) error {
 	}
 	defer f.Close()
 	for i := range t.m1 {
-		if t.m1[i], err = f.Float32(fmt.Sprintf("m1.%d", i)); err != nil {
+		m1, err := f.Float32(fmt.Sprintf("m1.%d", i))
+		if err != nil {
 			return err
 		}
-		if t.m2[i], err = f.Float32(fmt.Sprintf("m2.%d", i)); err != nil {
+		m2, err := f.Float32(fmt.Sprintf("m2.%d", i))
+		if err != nil {
 			return err
 		}
+		if len(m1) != len(t.m1[i]) || len(m2) != len(t.m2[i]) {
+			return fmt.Errorf("linemodel: optimizer state %d has the wrong size", i)
+		}
+		// Copy: the file's buffers are released on Close.
+		copy(t.m1[i], m1)
+		copy(t.m2[i], m2)
 	}
-	t.epoch, t.step = st.Epoch, st.Step
+	t.step = st.Step
 	return nil
 }

@@ -1,0 +1,130 @@
+package linemodel
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/prunekit/pruner/internal/fastcpu"
+	"github.com/prunekit/pruner/internal/syntax"
+)
+
+// syntheticExamples returns n random examples of L lines (for timing).
+func syntheticExamples(n, L int) []Example {
+	rng := rand.New(rand.NewPCG(3, 4))
+	exs := make([]Example, n)
+	for e := range exs {
+		ex := Example{N: L, X: make([]float32, L*NumFeatures), Dep: make([]float32, L), Def: make([]int32, L), Lab: make([]uint8, L)}
+		for i := range ex.X {
+			ex.X[i] = float32(rng.NormFloat64())
+		}
+		for i := 0; i < L; i++ {
+			ex.Def[i] = int32(i / 37)
+			if rng.IntN(30) == 0 {
+				ex.Lab[i] = LabGold | LabSem
+				ex.Gold = append(ex.Gold, i+1)
+			}
+		}
+		exs[e] = ex
+	}
+	return exs
+}
+
+func BenchmarkTrainStep(b *testing.B) {
+	exs := syntheticExamples(16, 400)
+	rng := rand.New(rand.NewPCG(1, 2))
+	m, err := NewModel(Config{Hidden: []int{64, 32, 32}, Lambda: 0.5, Listwise: 1, GateReg: 0.002}, rng.NormFloat64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var be backends.Backend
+	if os.Getenv("LINEMODEL_FASTCPU") != "" {
+		if be, err = fastcpu.New(""); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tr, err := NewTrainer(m, TrainOptions{Batch: 16, MaxLines: 400, TargetDep: 0.3}, be)
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := make([]*Example, 16)
+	for i := range batch {
+		batch[i] = &exs[i]
+	}
+	if _, err := tr.TrainStep(batch); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := tr.TrainStep(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// bigGoSource returns a Go file of about lines lines (~8K Qwen tokens at
+// 700 lines): goSrc's functions repeated under distinct names.
+func bigGoSource(lines int) string {
+	var b strings.Builder
+	b.WriteString("package main\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n")
+	for i := 0; strings.Count(b.String(), "\n") < lines; i++ {
+		fmt.Fprintf(&b, `
+// parseRange%[1]d parses a byte range header.
+func parseRange%[1]d(s string) (int, int, error) {
+	parts := strings.Split(s, "-")
+	if len(parts) != 2 {
+		return 0, 0, fmt.Errorf("bad range %%q", s)
+	}
+	return atoi%[1]d(parts[0]), atoi%[1]d(parts[1]), nil
+}
+
+func atoi%[1]d(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+`, i)
+	}
+	return b.String()
+}
+
+func benchModel(b *testing.B) *Model {
+	m, err := Embedded()
+	if err != nil {
+		rng := rand.New(rand.NewPCG(1, 2))
+		if m, err = NewModel(Config{Hidden: []int{64, 32, 32}}, rng.NormFloat64); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return m
+}
+
+// BenchmarkScore times Score (features included) on a 700-line Go file.
+func BenchmarkScore(b *testing.B) {
+	m := benchModel(b)
+	src := bigGoSource(700)
+	ctx := context.Background()
+	b.SetBytes(int64(len(src)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Score(ctx, "retry bad range headers when parsing fails in parseRange12", src, syntax.Go)
+	}
+}
+
+// BenchmarkForward times the model alone (no features) on 700 lines.
+func BenchmarkForward(b *testing.B) {
+	m := benchModel(b)
+	X, n, st := features(context.Background(), "retry bad range headers", bigGoSource(700), syntax.Go)
+	def := st.defIDs(n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Forward(X, n, def)
+	}
+}
