@@ -191,7 +191,7 @@ func buildForward(in []*G.Node, P []*G.Node) *forwardGraph {
 func lossGraph(cfg Config, in []*G.Node, P []*G.Node, sSem, sDep, gl, rank *G.Node) (total, nllF, lw *G.Node) {
 	mask, caseW := in[inMask], in[inCase]
 	nCases := G.Max(G.ReduceAllSum(caseW), G.ScalarOne(mask.Graph(), f32))
-	gate := G.Softmax(gl, -1)                                         // [B,L,2]
+	gate := G.Softmax(gl, -1)                                                                        // [B,L,2]
 	gSem := G.ReduceSum(G.Mul(gate, G.Reshape(G.Const(mask.Graph(), []float32{1, 0}), 1, 1, 2)), -1) // [B,L]
 	fused := G.Add(G.Mul(gSem, sSem), G.Mul(G.OneMinus(gSem), sDep))
 	em := func(s *G.Node) *G.Node {
