@@ -59,13 +59,22 @@ type pyBlock struct {
 // masks unchanged. Errors come from parsing: ctx cancellation and
 // syntax.ErrTooLarge.
 func Analyze(ctx context.Context, text string, lang syntax.Language) (*Analysis, error) {
+	return AnalyzeTree(ctx, text, lang, nil)
+}
+
+// AnalyzeTree is Analyze with text already parsed as lang (tree from
+// syntax.Parse of exactly text), so a caller that needs the parse too pays
+// for it once. A nil tree parses text.
+func AnalyzeTree(ctx context.Context, text string, lang syntax.Language, tree *syntax.Tree) (*Analysis, error) {
 	a := &Analysis{lang: lang, text: text, lines: syntax.SplitLines(text)}
 	if !lang.IsCode() || len(a.lines) == 0 {
 		return a, nil
 	}
-	tree, err := syntax.Parse(ctx, lang, []byte(text))
-	if err != nil {
-		return nil, fmt.Errorf("analyze %s: %w", lang, err)
+	if tree == nil {
+		var err error
+		if tree, err = syntax.Parse(ctx, lang, []byte(text)); err != nil {
+			return nil, fmt.Errorf("analyze %s: %w", lang, err)
+		}
 	}
 	a.parsed = true
 	a.parseErrors = tree.Errors
