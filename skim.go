@@ -15,13 +15,16 @@ type tokenScores struct {
 	spans      []chunk.ScoredSpan // merged, code points of the text
 	bytes      []chunk.ScoredSpan // spans in bytes, computed on first use
 	lineScores []float64          // per library line; nil = derive from spans
-	covered    []bool
-	textToks   []chunk.Token
-	doc        float64
-	inputToks  int
-	modelToks  int
-	windows    int
-	notes      []string
+	// rank, when set, orders lines for a budget instead of the line scores
+	// (the line model ranks with a score trained for that); all > 0.
+	rank      []float64
+	covered   []bool
+	textToks  []chunk.Token
+	doc       float64
+	inputToks int
+	modelToks int
+	windows   int
+	notes     []string
 }
 
 // encoderFunc adapts a function to chunk.Encoder.

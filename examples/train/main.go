@@ -38,7 +38,9 @@ type options struct {
 	valLimit, saveEvery int
 	batch, workers      int
 	hidden              string
+	embed               int
 	lambda, lr, wd      float64
+	lrFinal             float64
 	listwise, gateReg   float64
 	targetDep           float64
 	r                   float64
@@ -69,11 +71,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.batch, "batch", 16, "cases per step")
 	fs.IntVar(&o.workers, "workers", 2, "feature extraction workers")
 	fs.StringVar(&o.hidden, "hidden", "64,32,32", "widths of the two trunk layers and the context layer")
+	fs.IntVar(&o.embed, "embed", 16, "width of the hashed query-piece and line-piece embeddings")
 	fs.Float64Var(&o.lambda, "lambda", 0.5, "weight of the rubric (semantic, dependency) CRF losses")
 	fs.Float64Var(&o.listwise, "listwise", 1, "weight of the auxiliary listwise ranking loss on the fused keep score")
 	fs.Float64Var(&o.gateReg, "gate-reg", 0.002, "weight of the gate-balance regulariser")
 	fs.Float64Var(&o.targetDep, "target-dep", 0.3, "listwise target of dependency-rubric lines (gold = 1)")
 	fs.Float64Var(&o.lr, "lr", 2e-3, "AdamW learning rate")
+	fs.Float64Var(&o.lrFinal, "lr-final", 1, "learning rate at the last step, as a fraction of -lr (linear decay; 1 = constant)")
 	fs.Float64Var(&o.wd, "wd", 1e-4, "AdamW weight decay")
 	fs.Float64Var(&o.r, "r", 0.2, "line budget ratio for the metrics")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed")
@@ -182,7 +186,7 @@ func bm25Score(ex *linemodel.Example) []float32 {
 }
 
 func modelScore(m *linemodel.Model) func(ex *linemodel.Example) []float32 {
-	return func(ex *linemodel.Example) []float32 { return m.RankFeatures(ex.X, ex.N, ex.Def) }
+	return func(ex *linemodel.Example) []float32 { return m.RankInput(ex.Input()) }
 }
 
 func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
@@ -212,7 +216,7 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	} else {
 		rng := rand.New(rand.NewPCG(o.seed, 3))
-		cfg := linemodel.Config{Hidden: hidden, Lambda: o.lambda, Listwise: o.listwise, GateReg: o.gateReg}
+		cfg := linemodel.Config{Hidden: hidden, Embed: o.embed, Lambda: o.lambda, Listwise: o.listwise, GateReg: o.gateReg}
 		if m, err = linemodel.NewModel(cfg, rng.NormFloat64); err != nil {
 			return err
 		}
@@ -236,7 +240,7 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unknown -backend %q", o.backend)
 	}
 	tr, err := linemodel.NewTrainer(m, linemodel.TrainOptions{
-		Epochs: o.epochs, Batch: o.batch, MaxLines: 400, LR: o.lr, WeightDecay: o.wd,
+		Epochs: o.epochs, Batch: o.batch, MaxLines: 400, LR: o.lr, LRFinal: o.lrFinal, WeightDecay: o.wd,
 		TargetDep: float32(o.targetDep), Seed: o.seed, Out: o.out, SaveEvery: o.saveEvery, Log: log, Validate: validate,
 	}, backend)
 	if err != nil {
@@ -336,7 +340,7 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	var kept, gold, hitGold, lines int
 	for i := range exs {
 		ex := &exs[i]
-		p := m.Forward(ex.X, ex.N, ex.Def).Keep
+		p := m.Forward(ex.Input()).Keep
 		g := map[int]bool{}
 		for _, x := range ex.Gold {
 			g[x-1] = true

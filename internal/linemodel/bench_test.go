@@ -19,7 +19,11 @@ func syntheticExamples(n, L int) []Example {
 	rng := rand.New(rand.NewPCG(3, 4))
 	exs := make([]Example, n)
 	for e := range exs {
-		ex := Example{N: L, X: make([]float32, L*NumFeatures), Dep: make([]float32, L), Def: make([]int32, L), Lab: make([]uint8, L)}
+		ex := Example{N: L, X: make([]float32, L*NumFeatures), Dep: make([]float32, L), Def: make([]int32, L), Lab: make([]uint8, L),
+			QIDs: []uint16{1, 2, 3, 4, 5}, TIDs: make([]uint16, L*MaxLineIDs)}
+		for i := range ex.TIDs {
+			ex.TIDs[i] = uint16(rng.IntN(NumBuckets))
+		}
 		for i := range ex.X {
 			ex.X[i] = float32(rng.NormFloat64())
 		}
@@ -38,7 +42,7 @@ func syntheticExamples(n, L int) []Example {
 func BenchmarkTrainStep(b *testing.B) {
 	exs := syntheticExamples(16, 400)
 	rng := rand.New(rand.NewPCG(1, 2))
-	m, err := NewModel(Config{Hidden: []int{64, 32, 32}, Lambda: 0.5, Listwise: 1, GateReg: 0.002}, rng.NormFloat64)
+	m, err := NewModel(Config{Hidden: []int{64, 32, 32}, Embed: 16, Lambda: 0.5, Listwise: 1, GateReg: 0.002}, rng.NormFloat64)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,7 +103,7 @@ func benchModel(b *testing.B) *Model {
 	m, err := Embedded()
 	if err != nil {
 		rng := rand.New(rand.NewPCG(1, 2))
-		if m, err = NewModel(Config{Hidden: []int{64, 32, 32}}, rng.NormFloat64); err != nil {
+		if m, err = NewModel(Config{Hidden: []int{64, 32, 32}, Embed: 16}, rng.NormFloat64); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -121,10 +125,9 @@ func BenchmarkScore(b *testing.B) {
 // BenchmarkForward times the model alone (no features) on 700 lines.
 func BenchmarkForward(b *testing.B) {
 	m := benchModel(b)
-	X, n, st := features(context.Background(), "retry bad range headers", bigGoSource(700), syntax.Go)
-	def := st.defIDs(n)
+	in := NewInput(context.Background(), "retry bad range headers", bigGoSource(700), syntax.Go)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.Forward(X, n, def)
+		m.Forward(in)
 	}
 }

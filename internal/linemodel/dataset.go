@@ -38,8 +38,16 @@ type Example struct {
 	// plus the smallest enclosing statement or block) and LabDep (the
 	// rubric's dependency label).
 	Lab []uint8
+	// QIDs are the query's hashed pieces (see QueryIDs) and TIDs the lines'
+	// (n×MaxLineIDs, see LineIDs).
+	QIDs, TIDs []uint16
 	// Text is kept for cases that are scored (val, dev), else "".
 	Text string
+}
+
+// Input returns the model input of ex.
+func (ex *Example) Input() Input {
+	return Input{X: ex.X, N: ex.N, Def: ex.Def, QIDs: ex.QIDs, TIDs: ex.TIDs}
 }
 
 // Label bits of Example.Lab.
@@ -68,7 +76,7 @@ func NewExample(ctx context.Context, c Case, keepText bool) (Example, error) {
 	lang := CaseLanguage(c)
 	X, n, st := features(ctx, c.Query, c.Text, lang)
 	ex := Example{ID: c.ID, Repo: c.Repo, Lang: lang.String(), N: n, X: X, Gold: c.GoldLines, Dep: make([]float32, n),
-		Def: st.defIDs(n), Lab: make([]uint8, n)}
+		Def: st.defIDs(n), Lab: make([]uint8, n), QIDs: QueryIDs(c.Query), TIDs: LineIDs(textLines(c.Text))}
 	if keepText {
 		ex.Text = c.Text
 	}
@@ -178,7 +186,7 @@ func SaveExamples(path string, exs []Example) error {
 
 // cacheVersion changes whenever Example's fields or labels change meaning,
 // so an old cache is rebuilt rather than read with missing labels.
-const cacheVersion = "cache-v2"
+const cacheVersion = "cache-v3"
 
 func cacheKey() []string { return append([]string{cacheVersion}, FeatureNames...) }
 

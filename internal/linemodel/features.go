@@ -3,6 +3,7 @@ package linemodel
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -66,10 +67,7 @@ func Features(ctx context.Context, query, text string, lang syntax.Language) ([]
 // features is Features also returning the syntax analysis, which the model
 // (definition pooling) and the labels (enclosing statements) reuse.
 func features(ctx context.Context, query, text string, lang syntax.Language) ([]float32, int, syntaxInfo) {
-	lines := evalset.Lines(text)
-	if text == "" {
-		lines = nil
-	}
+	lines := textLines(text)
 	n := len(lines)
 	F := NumFeatures
 	X := make([]float32, n*F)
@@ -655,4 +653,72 @@ func stem(w string) string {
 		w = w[:len(w)-1]
 	}
 	return w
+}
+
+// Hashed pieces: the model learns an embedding per bucket of query pieces
+// (what the query is about) and of line pieces (what the line is), so it
+// can condition on the query beyond exact matches.
+const (
+	// NumBuckets is the number of hash buckets; bucket 0 means "none".
+	NumBuckets = 1 << 13
+	// MaxQueryIDs and MaxLineIDs bound the pieces hashed per query and line.
+	MaxQueryIDs = 32
+	MaxLineIDs  = 12
+)
+
+// bucket hashes a piece (FNV-1a) into 1..NumBuckets-1.
+func bucket(s string) uint16 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return uint16(1 + h%(NumBuckets-1))
+}
+
+// QueryIDs returns the hash buckets of the query's pieces (stemmed, at
+// most MaxQueryIDs, distinct).
+func QueryIDs(query string) []uint16 {
+	var out []uint16
+	for _, t := range lexical.QueryTokens(query) {
+		b := bucket(stem(t))
+		if !slices.Contains(out, b) {
+			out = append(out, b)
+			if len(out) == MaxQueryIDs {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// LineIDs returns, row-major n×MaxLineIDs, the hash buckets of each line's
+// distinct pieces (stemmed, 0-padded).
+func LineIDs(lines []string) []uint16 {
+	out := make([]uint16, len(lines)*MaxLineIDs)
+	for i, l := range lines {
+		row := out[i*MaxLineIDs : (i+1)*MaxLineIDs]
+		k := 0
+		for _, t := range lexical.Tokens(l) {
+			if len(t) < 2 {
+				continue
+			}
+			b := bucket(stem(t))
+			if !slices.Contains(row[:k], b) {
+				row[k] = b
+				if k++; k == MaxLineIDs {
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// textLines splits text as evalset.Lines does (no lines for "").
+func textLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return evalset.Lines(text)
 }

@@ -135,7 +135,7 @@ func fixtureExamples(t *testing.T, n int) []Example {
 func newTestModel(t *testing.T, exs []Example) *Model {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
-	m, err := NewModel(Config{Hidden: []int{8, 6, 5}, Lambda: 0.5, Listwise: 0.5, GateReg: 0.01}, rng.NormFloat64)
+	m, err := NewModel(Config{Hidden: []int{8, 6, 5}, Embed: 4, Lambda: 0.5, Listwise: 0.5, GateReg: 0.01}, rng.NormFloat64)
 	require.NoError(t, err)
 	m.SetStandardisation(exs)
 	return m
@@ -163,7 +163,7 @@ func TestGradientMatchesAutodiff(t *testing.T) {
 	cfg := m.Cfg
 	ref, err := G.NewExec(backend, func(in []*G.Node) []*G.Node {
 		P := in[numInputs:]
-		f := buildForward(in, P)
+		f := buildForward(in, P, true)
 		total, _, _ := lossGraph(cfg, in, P, f.sSem, f.sDep, f.gl, f.rank)
 		return append([]*G.Node{total}, G.Gradient(total, P...)...)
 	})
@@ -207,7 +207,7 @@ func TestTrainLearnsFixture(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, last.Total, first.Total/2, "loss must go down")
 	assert.Less(t, last.Fused, first.Fused)
-	s := Evaluate(exs, 0.2, func(ex *Example) []float32 { return m.RankFeatures(ex.X, ex.N, ex.Def) })
+	s := Evaluate(exs, 0.2, func(ex *Example) []float32 { return m.RankInput(ex.Input()) })
 	assert.GreaterOrEqual(t, s.Mean.Recall, 0.99)
 }
 

@@ -26,6 +26,9 @@ type Config struct {
 	// Hidden lists the widths of the two per-line trunk layers and of the
 	// layer over the line and its pooled context (all ReLU).
 	Hidden []int `json:"hidden"`
+	// Embed is the width of the hashed query-piece and line-piece
+	// embeddings (NumBuckets rows each).
+	Embed int `json:"embed"`
 	// Lambda is the weight of the rubric CRF losses.
 	Lambda float64 `json:"lambda"`
 	// Listwise is the weight of the auxiliary listwise ranking loss on the
@@ -48,7 +51,7 @@ type Config struct {
 
 // Parameter indices into Model.P, in checkpoint order.
 const (
-	pW1 = iota // [F, H1]
+	pW1 = iota // [F + 3·Embed, H1]: features, query and line embeddings, their product
 	pB1
 	pW2 // [H1, H2]
 	pB2
@@ -65,6 +68,8 @@ const (
 	pTransD // dependency rubric CRF
 	pStartD
 	pEndD
+	pEmbQ // [NumBuckets, Embed] query-piece embeddings
+	pEmbT // [NumBuckets, Embed] line-piece embeddings
 	numParams
 )
 
@@ -74,6 +79,7 @@ var paramNames = [numParams]string{
 	"crf.fused.transitions", "crf.fused.start", "crf.fused.end",
 	"crf.semantic.transitions", "crf.semantic.start", "crf.semantic.end",
 	"crf.dependency.transitions", "crf.dependency.start", "crf.dependency.end",
+	"embed.query", "embed.line",
 }
 
 // numHeads is the width of the head layer: two rubric keep scores, two
@@ -98,10 +104,11 @@ type Model struct {
 // ParamShapes returns the shape of every parameter.
 func (c Config) ParamShapes() [][]int {
 	F := len(c.Features)
-	h1, h2, h3 := c.Hidden[0], c.Hidden[1], c.Hidden[2]
+	h1, h2, h3, D := c.Hidden[0], c.Hidden[1], c.Hidden[2], c.Embed
 	return [][]int{
-		{F, h1}, {h1}, {h1, h2}, {h2}, {4 * h2, h3}, {h3}, {h3, numHeads}, {numHeads},
+		{F + 3*D, h1}, {h1}, {h1, h2}, {h2}, {4 * h2, h3}, {h3}, {h3, numHeads}, {numHeads},
 		{2, 2}, {2}, {2}, {2, 2}, {2}, {2}, {2, 2}, {2}, {2},
+		{NumBuckets, D}, {NumBuckets, D},
 	}
 }
 
@@ -113,6 +120,9 @@ func (c Config) validate() error {
 		if h <= 0 || h > 4096 {
 			return fmt.Errorf("linemodel: bad hidden width %d", h)
 		}
+	}
+	if c.Embed <= 0 || c.Embed > 256 {
+		return fmt.Errorf("linemodel: bad embedding width %d", c.Embed)
 	}
 	return nil
 }
@@ -150,6 +160,11 @@ func NewModel(cfg Config, normal func() float64) (*Model, error) {
 			s := math.Sqrt(2 / float64(sh[0]))
 			for j := range p {
 				p[j] = float32(normal() * s)
+			}
+		}
+		if i == pEmbQ || i == pEmbT {
+			for j := range p[cfg.Embed:] { // bucket 0 ("none") stays zero
+				p[cfg.Embed+j] = float32(normal() * 0.1)
 			}
 		}
 		m.P = append(m.P, p)
@@ -285,19 +300,85 @@ type Outputs struct {
 	Keep []float32
 }
 
-// Forward runs the model on the raw feature matrix X (n×F) with the lines'
-// definition ids def (-1 = none).
-func (m *Model) Forward(X []float32, n int, def []int32) Outputs {
+// Input is what the model reads of a text and query.
+type Input struct {
+	// X is the raw n×NumFeatures feature matrix.
+	X []float32
+	N int
+	// Def is the innermost definition of each line (-1 = none).
+	Def []int32
+	// QIDs are the query's hashed pieces, TIDs the lines' (n×MaxLineIDs).
+	QIDs, TIDs []uint16
+}
+
+// NewInput computes the model input of text for query.
+func NewInput(ctx context.Context, query, text string, lang syntax.Language) Input {
+	X, n, st := features(ctx, query, text, lang)
+	return Input{X: X, N: n, Def: st.defIDs(n), QIDs: QueryIDs(query), TIDs: LineIDs(textLines(text))}
+}
+
+// embedRows writes, for each of the n rows, the mean embedding of the
+// bucket ids ids[i*k:(i+1)*k] (0 = none) into dst (n×D).
+func embedRows(dst []float32, emb []float32, ids []uint16, n, k, D int) {
+	for i := 0; i < n; i++ {
+		d := dst[i*D : (i+1)*D]
+		cnt := 0
+		for _, id := range ids[i*k : (i+1)*k] {
+			if id == 0 || int(id) >= NumBuckets {
+				continue
+			}
+			cnt++
+			for j, v := range emb[int(id)*D : (int(id)+1)*D] {
+				d[j] += v
+			}
+		}
+		if cnt > 0 {
+			inv := 1 / float32(cnt)
+			for j := range d {
+				d[j] *= inv
+			}
+		}
+	}
+}
+
+// Forward runs the model on one input.
+func (m *Model) Forward(in Input) Outputs {
 	var o Outputs
+	n := in.N
 	if n == 0 {
 		return o
 	}
 	F := len(m.Mean)
-	h1, h2, h3 := m.Cfg.Hidden[0], m.Cfg.Hidden[1], m.Cfg.Hidden[2]
-	x := make([]float32, n*F)
-	m.standardiseInto(x, X[:n*F])
+	h1, h2, h3, D := m.Cfg.Hidden[0], m.Cfg.Hidden[1], m.Cfg.Hidden[2], m.Cfg.Embed
+	FI := F + 3*D
+	x := make([]float32, n*FI)
+	u := make([]float32, D)
+	if len(in.QIDs) > 0 {
+		embedRows(u, m.P[pEmbQ], in.QIDs, 1, len(in.QIDs), D)
+	}
+	v := make([]float32, n*D)
+	if len(in.TIDs) >= n*MaxLineIDs {
+		embedRows(v, m.P[pEmbT], in.TIDs, n, MaxLineIDs, D)
+	}
+	for i := 0; i < n; i++ {
+		row := x[i*FI : (i+1)*FI]
+		m.standardiseInto(row[:F], in.X[i*F:(i+1)*F])
+		vi := v[i*D : (i+1)*D]
+		copy(row[F:F+D], u)
+		copy(row[F+D:F+2*D], vi)
+		for j := range D {
+			row[F+2*D+j] = u[j] * vi[j]
+		}
+	}
+	def := in.Def
+	if len(def) < n {
+		def = make([]int32, n)
+		for i := range def {
+			def[i] = -1
+		}
+	}
 	a1 := make([]float32, n*h1)
-	dense(a1, x, m.P[pW1], m.P[pB1], n, F, h1, true)
+	dense(a1, x, m.P[pW1], m.P[pB1], n, FI, h1, true)
 	a2 := make([]float32, n*h2)
 	dense(a2, a1, m.P[pW2], m.P[pB2], n, h1, h2, true)
 	z := make([]float32, n*4*h2)
@@ -352,11 +433,11 @@ func sanitizeProb(p float32) float32 {
 // model's keep probability, the fused CRF's marginal P(keep) in [0,1]. A
 // value ≥ 0.5 is the model's own keep decision.
 func (m *Model) Score(ctx context.Context, query, text string, lang syntax.Language) []float32 {
-	X, n, st := features(ctx, query, text, lang)
-	o := m.Forward(X, n, st.defIDs(n))
+	in := NewInput(ctx, query, text, lang)
+	o := m.Forward(in)
 	out := o.Keep
 	if out == nil {
-		out = make([]float32, n)
+		out = make([]float32, in.N)
 	}
 	for i, p := range out {
 		out[i] = sanitizeProb(p)
@@ -367,13 +448,12 @@ func (m *Model) Score(ctx context.Context, query, text string, lang syntax.Langu
 // Rank returns one ranking score per line (higher = keep first): the score
 // the fixed-budget evaluation ranks by (see Config.RankMix).
 func (m *Model) Rank(ctx context.Context, query, text string, lang syntax.Language) []float32 {
-	X, n, st := features(ctx, query, text, lang)
-	return m.RankOutputs(m.Forward(X, n, st.defIDs(n)))
+	return m.RankOutputs(m.Forward(NewInput(ctx, query, text, lang)))
 }
 
-// RankFeatures is Rank on precomputed features and definition ids.
-func (m *Model) RankFeatures(X []float32, n int, def []int32) []float32 {
-	return m.RankOutputs(m.Forward(X, n, def))
+// RankInput is Rank on a precomputed input.
+func (m *Model) RankInput(in Input) []float32 {
+	return m.RankOutputs(m.Forward(in))
 }
 
 // RankOutputs turns forward outputs into ranking scores.

@@ -23,10 +23,14 @@ import (
 
 // TrainOptions configure Train.
 type TrainOptions struct {
-	Epochs      int
-	Batch       int // cases per step
-	MaxLines    int // lines per case (longer cases are cut)
-	LR          float64
+	Epochs   int
+	Batch    int // cases per step
+	MaxLines int // lines per case (longer cases are cut)
+	LR       float64
+	// LRFinal is the learning rate at the last step as a fraction of LR:
+	// the rate decays linearly over Epochs (0 or 1 = constant). It depends
+	// only on the step, so a resumed run follows the same schedule.
+	LRFinal     float64
 	WeightDecay float64
 	// TargetDep is the listwise target of dependency-rubric lines relative
 	// to gold lines (times the rubric's decay^hops).
@@ -59,6 +63,7 @@ type Trainer struct {
 	m1, m2 [][]float32 // Adam moments, one per parameter
 	step   int
 	epoch  int
+	total  int // steps of the whole run (for the learning rate schedule)
 }
 
 // NewTrainer prepares a trainer; backend nil means simplego
@@ -112,6 +117,10 @@ const (
 	inTagD        // [B,L] int32 dependency labels
 	inTgt         // [B,L] normalised listwise targets
 	inCase        // [B] 1 for a real case, 0 for batch padding
+	inQ           // [B,MaxQueryIDs,1] int32 query buckets
+	inQW          // [B,MaxQueryIDs] their weights (1/count, 0 = padding)
+	inT           // [N,MaxLineIDs,1] int32 line buckets
+	inTW          // [N,MaxLineIDs] their weights
 	numInputs
 )
 
@@ -124,6 +133,47 @@ func poolNb(h, nb *G.Node, lo, hi int, w float64) *G.Node {
 	hz := G.Concatenate([]*G.Node{h, G.Zeros(h.Graph(), shapes.Make(f32, 1, H))}, 0)
 	idx := G.Slice(nb, G.AxisRange(lo, hi))
 	return G.MulScalar(G.ReduceSum(G.Gather(hz, idx), 0), w)
+}
+
+// shiftRows returns x [B,L,H] moved by o rows along L: out[:,i] = x[:,i+o],
+// zero where i+o falls outside.
+func shiftRows(x *G.Node, o int) *G.Node {
+	dims := x.Shape().Dimensions
+	B, L, H := dims[0], dims[1], dims[2]
+	a := o
+	if a < 0 {
+		a = -a
+	}
+	z := G.Zeros(x.Graph(), shapes.Make(f32, B, a, H))
+	if o > 0 {
+		return G.Concatenate([]*G.Node{G.Slice(x, G.AxisRange(), G.AxisRange(o, L)), z}, 1)
+	}
+	return G.Concatenate([]*G.Node{z, G.Slice(x, G.AxisRange(), G.AxisRange(0, L+o))}, 1)
+}
+
+// poolShift is poolNb with shifts instead of gathers (much cheaper on the
+// Go backends): M·Σ_o w·S_o·M·h with M the valid-line mask, the same
+// symmetric map. It uses Slice, so it is only differentiated by hand.
+func poolShift(h, mask *G.Node, offs []int, w float64) *G.Node {
+	B, L := mask.Shape().Dimensions[0], mask.Shape().Dimensions[1]
+	H := h.Shape().Dimensions[1]
+	m3 := G.InsertAxes(mask, -1)
+	x := G.Mul(G.Reshape(h, B, L, H), m3)
+	var sum *G.Node
+	for _, o := range offs {
+		if o >= L || -o >= L {
+			continue
+		}
+		if s := shiftRows(x, o); sum == nil {
+			sum = s
+		} else {
+			sum = G.Add(sum, s)
+		}
+	}
+	if sum == nil {
+		return G.ZerosLike(h)
+	}
+	return G.Reshape(G.MulScalar(G.Mul(sum, m3), w), B*L, H)
 }
 
 // poolDef returns each row's mean over its definition segment (0 outside
@@ -141,12 +191,15 @@ func reluGrad(d, pre *G.Node) *G.Node {
 	return G.Where(G.GreaterThan(pre, G.ZerosLike(pre)), d, G.ZerosLike(d))
 }
 
+// linear is x·w + b. It calls DotGeneral directly: the fastgo backend runs
+// DotGeneral natively but not the ops G.MatMul lowers to.
 func linear(x, w, b *G.Node) *G.Node {
-	return G.Add(G.MatMul(x, w), G.InsertAxes(b, 0))
+	return G.Add(G.DotGeneral(x, []int{1}, nil, w, []int{0}, nil), G.InsertAxes(b, 0))
 }
 
 // forwardGraph holds the nodes of the forward pass the backward pass needs.
 type forwardGraph struct {
+	u, v                               *G.Node // [N,D] query and line embeddings (per row)
 	x, pre1, h1, pre2, h2, z, pre3, h3 *G.Node
 	head                               *G.Node // [N,4]
 	sSem, sDep                         *G.Node // [B,L]
@@ -163,17 +216,41 @@ func column(x *G.Node, c int) *G.Node {
 	return G.ReduceSum(G.Mul(x, G.InsertAxes(G.Const(x.Graph(), oh), 0)), 1)
 }
 
-func buildForward(in []*G.Node, P []*G.Node) *forwardGraph {
-	f := &forwardGraph{x: in[inX]}
+// pooler returns the neighbour poolings (±1 and ±2..3) of h: with gathers
+// when ref is set (differentiable by GoMLX, for the gradient test), else
+// with shifts.
+func pooler(in []*G.Node, ref bool) func(h *G.Node, near bool) *G.Node {
+	return func(h *G.Node, near bool) *G.Node {
+		switch {
+		case ref && near:
+			return poolNb(h, in[inNb], 0, 2, 0.5)
+		case ref:
+			return poolNb(h, in[inNb], 2, 6, 0.25)
+		case near:
+			return poolShift(h, in[inMask], []int{-1, 1}, 0.5)
+		default:
+			return poolShift(h, in[inMask], []int{-2, 2, -3, 3}, 0.25)
+		}
+	}
+}
+
+func buildForward(in []*G.Node, P []*G.Node, ref bool) *forwardGraph {
+	pool := pooler(in, ref)
 	B, L := in[inMask].Shape().Dimensions[0], in[inMask].Shape().Dimensions[1]
+	D := P[pEmbQ].Shape().Dimensions[1]
+	f := &forwardGraph{}
+	q := G.ReduceSum(G.Mul(G.Gather(P[pEmbQ], in[inQ]), G.InsertAxes(in[inQW], -1)), 1) // [B,D]
+	f.u = G.Reshape(G.BroadcastToDims(G.InsertAxes(q, 1), B, L, D), B*L, D)
+	f.v = G.ReduceSum(G.Mul(G.Gather(P[pEmbT], in[inT]), G.InsertAxes(in[inTW], -1)), 1) // [N,D]
+	f.x = G.Concatenate([]*G.Node{in[inX], f.u, f.v, G.Mul(f.u, f.v)}, 1)
 	f.pre1 = linear(f.x, P[pW1], P[pB1])
 	f.h1 = relu(f.pre1)
 	f.pre2 = linear(f.h1, P[pW2], P[pB2])
 	f.h2 = relu(f.pre2)
 	f.z = G.Concatenate([]*G.Node{
 		f.h2,
-		poolNb(f.h2, in[inNb], 0, 2, 0.5),
-		poolNb(f.h2, in[inNb], 2, 6, 0.25),
+		pool(f.h2, true),
+		pool(f.h2, false),
 		poolDef(f.h2, in[inSeg], in[inInv]),
 	}, 1)
 	f.pre3 = linear(f.z, P[pW3], P[pB3])
@@ -222,10 +299,11 @@ func lossGraph(cfg Config, in []*G.Node, P []*G.Node, sSem, sDep, gl, rank *G.No
 // trainGraph returns [loss, nllF, listwise, grads of every parameter...].
 func trainGraph(cfg Config, in []*G.Node) []*G.Node {
 	P := in[numInputs:]
-	f := buildForward(in, P)
+	f := buildForward(in, P, false)
+	pool := pooler(in, false)
 	total, nllF, lw := lossGraph(cfg, in, P, f.sSem, f.sDep, f.gl, f.rank)
 	wrt := []*G.Node{f.sSem, f.sDep, f.gl, f.rank}
-	for i := pTransF; i < numParams; i++ {
+	for i := pTransF; i <= pEndD; i++ {
 		wrt = append(wrt, P[i])
 	}
 	gr := G.Gradient(total, wrt...)
@@ -242,13 +320,25 @@ func trainGraph(cfg Config, in []*G.Node) []*G.Node {
 	dz := mmT(d3, P[pW3])
 	H2 := cfg.Hidden[1]
 	part := func(k int) *G.Node { return G.Slice(dz, G.AxisRange(), G.AxisRange(k*H2, (k+1)*H2)) }
-	dh2 := G.Add(G.Add(part(0), poolNb(part(1), in[inNb], 0, 2, 0.5)),
-		G.Add(poolNb(part(2), in[inNb], 2, 6, 0.25), poolDef(part(3), in[inSeg], in[inInv])))
+	dh2 := G.Add(G.Add(part(0), pool(part(1), true)),
+		G.Add(pool(part(2), false), poolDef(part(3), in[inSeg], in[inInv])))
 	d2 := reluGrad(dh2, f.pre2)
 	grads[pW2], grads[pB2] = tmm(f.h1, d2), G.ReduceSum(d2, 0)
 	d1 := reluGrad(mmT(d2, P[pW2]), f.pre1)
 	grads[pW1], grads[pB1] = tmm(f.x, d1), G.ReduceSum(d1, 0)
-	for i := pTransF; i < numParams; i++ {
+	// Embeddings: split the input gradient into its u, v and u⊙v parts and
+	// scatter it back to the buckets.
+	dx := mmT(d1, P[pW1])
+	F, D := in[inX].Shape().Dimensions[1], cfg.Embed
+	cols := func(k int) *G.Node { return G.Slice(dx, G.AxisRange(), G.AxisRange(F+k*D, F+(k+1)*D)) }
+	du := G.Add(cols(0), G.Mul(cols(2), f.v))
+	dv := G.Add(cols(1), G.Mul(cols(2), f.u))
+	B, L := in[inMask].Shape().Dimensions[0], in[inMask].Shape().Dimensions[1]
+	dq := G.ReduceSum(G.Reshape(du, B, L, D), 1) // [B,D]
+	zeros := G.Zeros(dx.Graph(), shapes.Make(f32, NumBuckets, D))
+	grads[pEmbQ] = G.ScatterSum(zeros, in[inQ], G.Mul(G.InsertAxes(dq, 1), G.InsertAxes(in[inQW], -1)), false, false)
+	grads[pEmbT] = G.ScatterSum(zeros, in[inT], G.Mul(G.InsertAxes(dv, 1), G.InsertAxes(in[inTW], -1)), false, false)
+	for i := pTransF; i <= pEndD; i++ {
 		grads[i] = gr[4+i-pTransF]
 	}
 	return append([]*G.Node{total, nllF, lw}, grads...)
@@ -273,6 +363,10 @@ func (t *Trainer) batchInputs(exs []*Example) []any {
 	tags := [3][]int32{make([]int32, N), make([]int32, N), make([]int32, N)}
 	tgt := make([]float32, N)
 	caseW := make([]float32, B)
+	qids := make([]int32, B*MaxQueryIDs)
+	qw := make([]float32, B*MaxQueryIDs)
+	tids := make([]int32, N*MaxLineIDs)
+	tw := make([]float32, N*MaxLineIDs)
 	for i := range nb {
 		nb[i] = int32(N)
 	}
@@ -287,6 +381,13 @@ func (t *Trainer) batchInputs(exs []*Example) []any {
 		caseW[b] = 1
 		n := min(ex.N, L)
 		base := b * L
+		idWeights(qids[b*MaxQueryIDs:(b+1)*MaxQueryIDs], qw[b*MaxQueryIDs:(b+1)*MaxQueryIDs], ex.QIDs)
+		if len(ex.TIDs) >= n*MaxLineIDs {
+			for i := 0; i < n; i++ {
+				r := base + i
+				idWeights(tids[r*MaxLineIDs:(r+1)*MaxLineIDs], tw[r*MaxLineIDs:(r+1)*MaxLineIDs], ex.TIDs[i*MaxLineIDs:(i+1)*MaxLineIDs])
+			}
+		}
 		t.M.standardiseInto(x[base*F:(base+n)*F], ex.X[:n*F])
 		tg := ex.Targets(t.Opt.TargetDep)
 		sum := float32(0)
@@ -333,11 +434,30 @@ func (t *Trainer) batchInputs(exs []*Example) []any {
 		tensors.FromFlatDataAndDimensions(tags[2], B, L),
 		tensors.FromFlatDataAndDimensions(tgt, B, L),
 		tensors.FromFlatDataAndDimensions(caseW, B),
+		tensors.FromFlatDataAndDimensions(qids, B, MaxQueryIDs, 1),
+		tensors.FromFlatDataAndDimensions(qw, B, MaxQueryIDs),
+		tensors.FromFlatDataAndDimensions(tids, N, MaxLineIDs, 1),
+		tensors.FromFlatDataAndDimensions(tw, N, MaxLineIDs),
 	}
 	for i, sh := range t.M.Cfg.ParamShapes() {
 		args = append(args, tensors.FromFlatDataAndDimensions(t.M.P[i], sh...))
 	}
 	return args
+}
+
+// idWeights copies the non-zero bucket ids of src into ids with weight
+// 1/count each (the mean embedding); the rest stay id 0, weight 0.
+func idWeights(ids []int32, w []float32, src []uint16) {
+	k := 0
+	for _, id := range src {
+		if id != 0 && int(id) < NumBuckets && k < len(ids) {
+			ids[k] = int32(id)
+			k++
+		}
+	}
+	for i := 0; i < k; i++ {
+		w[i] = 1 / float32(k)
+	}
 }
 
 func b2i(b bool) int32 {
@@ -374,10 +494,13 @@ func (t *Trainer) TrainStep(exs []*Example) (StepLoss, error) {
 	c1 := 1 - math.Pow(b1, float64(t.step))
 	c2 := 1 - math.Pow(b2, float64(t.step))
 	lr := t.Opt.LR
+	if f := t.Opt.LRFinal; f > 0 && f != 1 && t.total > 0 {
+		lr *= 1 - (1-f)*math.Min(1, float64(t.step-1)/float64(t.total))
+	}
 	for pi, p := range t.M.P {
 		g := tensors.MustCopyFlatData[float32](outs[3+pi])
 		m1, m2 := t.m1[pi], t.m2[pi]
-		decay := pi <= pWH && pi%2 == 0 // weight matrices only
+		decay := pi <= pWH && pi%2 == 0 || pi >= pEmbQ // weight matrices and embeddings
 		for i := range p {
 			gi := float64(g[i])
 			m1[i] = float32(b1*float64(m1[i]) + (1-b1)*gi)
@@ -407,6 +530,7 @@ func (t *Trainer) Train(exs []Example) error {
 	if perEpoch == 0 {
 		return fmt.Errorf("linemodel: %d examples, fewer than one batch of %d", len(exs), B)
 	}
+	t.total = perEpoch * t.Opt.Epochs
 	save := func() error {
 		if t.Opt.Out == "" {
 			return nil
