@@ -48,7 +48,7 @@ func TestRun(t *testing.T) {
 			[]string{"(filtered"}, nil, nil},
 		{"tiny model", []string{"-model", tiny, "-q", "backoff", "-f", file}, "", exitOK,
 			nil, nil, []string{"lamr kept"}},
-		{"budget", []string{"-q", "backoff attempt", "-budget", "12", "-f", file}, "", exitOK,
+		{"budget", []string{"-q", "backoff attempt", "-budget", "20", "-f", file}, "", exitOK,
 			[]string{"def backoff(attempt):"}, []string{"return 42"}, nil},
 		{"missing query", []string{"-f", file}, "", exitUsage, nil, nil, []string{"-q is required"}},
 		{"unknown flag", []string{"-q", "x", "-bogus"}, "", exitUsage, nil, nil, []string{"bogus"}},
