@@ -6,7 +6,15 @@
 //	go run ./examples/train -out DIR -eval ../shared/evalsets/dev
 //
 // Features are cached in DIR (features-*.gob) so later runs skip the
-// parsing; -resume continues from DIR's checkpoint and optimizer state.
+// parsing; -resume continues from DIR's checkpoint and optimizer state at
+// the exact step (checkpoints are written every -save-every steps and
+// after every epoch). Training is deterministic given -seed: the shipped
+// weights (internal/linemodel/weights, see train.log there) come from the
+// defaults,
+//
+//	go run ./examples/train -out DIR
+//
+// then copying DIR/config.json and DIR/model.safetensors.
 package main
 
 import (
