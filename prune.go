@@ -177,11 +177,7 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		}
 		limit, cost = p.budgetCost(text, lines, ts)
 		var outcome budgetOutcome
-		rank := scores
-		if ts.rank != nil {
-			rank = ts.rank
-		}
-		repaired, outcome, err = selectByBudget(ctx, rank, covered, keep, cost, limit, sel)
+		repaired, outcome, err = selectByBudget(ctx, scores, covered, keep, cost, limit, sel)
 		if err != nil {
 			return nil, fmt.Errorf("pruner: budget: %w", err)
 		}

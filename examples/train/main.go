@@ -83,7 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&o.lambda, "lambda", 0.5, "weight of the rubric (semantic, dependency) CRF losses")
 	fs.Float64Var(&o.listwise, "listwise", 1, "weight of the auxiliary listwise ranking loss on the fused keep score")
 	fs.Float64Var(&o.gateReg, "gate-reg", 0.002, "weight of the gate-balance regulariser")
-	fs.Float64Var(&o.targetDep, "target-dep", 0.3, "listwise target of dependency-rubric lines (gold = 1)")
+	fs.Float64Var(&o.targetDep, "target-dep", 0, "listwise target of dependency-rubric lines (gold = 1); 0 ranks gold lines only, which is what the fixed-budget metric rewards")
 	fs.Float64Var(&o.lr, "lr", 2e-3, "AdamW learning rate")
 	fs.Float64Var(&o.lrFinal, "lr-final", 1, "learning rate at the last step, as a fraction of -lr (linear decay; 1 = constant)")
 	fs.Float64Var(&o.wd, "wd", 1e-4, "AdamW weight decay")
