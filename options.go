@@ -51,6 +51,7 @@ type config struct {
 	keepLast      bool
 	repair        bool
 	repairSet     bool
+	depHops       int // -1: by mode (see WithDependencyHops)
 	language      string
 	fileName      string
 	instruction   string
@@ -71,6 +72,7 @@ func defaultConfig() config {
 		overlap:     chunk.DefaultOverlap,
 		maxLength:   8192,
 		repair:      true,
+		depHops:     -1,
 		instruction: chunk.DefaultInstruction,
 		batchSize:   4,
 		renderer:    RenderPlaceholders,
@@ -142,6 +144,23 @@ func WithKeepLines(match func(line string) bool) Option {
 // in SWE-Pruner rendering).
 func WithRepair(on bool) Option {
 	return func(c *config) error { c.repair, c.repairSet = on, true; return nil }
+}
+
+// WithDependencyHops sets how far the repair pass follows names used on
+// kept lines to their imports and file-level definitions: 0 adds none, 1
+// (the default with a threshold) adds the definitions of names used on kept
+// lines, 2 also those of names used by those definitions, and so on. Under
+// a budget (WithTokenBudget, WithCompression, WithLineBudget) the default is
+// 0: the budget goes to the lines that score best, and scope headers,
+// control-flow headers and brackets are still added so the output parses.
+func WithDependencyHops(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("%w: dependency hops %d < 0", ErrOption, n)
+		}
+		c.depHops = n
+		return nil
+	}
 }
 
 // WithLanguage overrides language detection ("python", "go", "js", ...;

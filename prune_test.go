@@ -393,3 +393,37 @@ func TestSWEPrunerPlaceholders(t *testing.T) {
 		}
 	}
 }
+
+// Dependency repair follows names on kept lines to their definitions: one
+// hop by default with a threshold, none under a budget unless asked.
+func TestDependencyHops(t *testing.T) {
+	ctx := context.Background()
+	text := "import math\n\nLIMIT = 30\n\n\ndef backoff(attempt):\n    return min(LIMIT, 2 ** attempt)\n\n\ndef other():\n    return math.pi\n"
+	limitLine := 3
+	tests := []struct {
+		name string
+		opts []Option
+		want bool // LIMIT's definition kept
+	}{
+		{"threshold default", nil, true},
+		{"threshold, no hops", []Option{WithDependencyHops(0)}, false},
+		{"budget default", []Option{WithLineBudget(0.3)}, false},
+		{"budget, one hop", []Option{WithLineBudget(0.3), WithDependencyHops(1)}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Load(ctx, "", append([]Option{WithScorer(ScorerLexical)}, tc.opts...)...)
+			require.NoError(t, err)
+			res, err := p.Prune(ctx, "backoff attempt", text)
+			require.NoError(t, err)
+			checkInvariants(t, text, res)
+			require.True(t, res.Lines[5].Kept, "def backoff")
+			assert.Equal(t, tc.want, res.Lines[limitLine-1].Kept)
+			if tc.want {
+				assert.Equal(t, ReasonDependency, res.Lines[limitLine-1].Reason)
+			}
+		})
+	}
+	_, err := Load(ctx, "", WithDependencyHops(-1))
+	require.ErrorIs(t, err, ErrOption)
+}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
@@ -538,8 +539,7 @@ func (t *Trainer) Train(exs []Example) error {
 		return t.Save(t.Opt.Out)
 	}
 	for t.epoch = t.step / perEpoch; t.epoch < t.Opt.Epochs; t.epoch++ {
-		rng := rand.New(rand.NewPCG(t.Opt.Seed, uint64(t.epoch)))
-		perm := rng.Perm(len(exs))
+		batches := epochBatches(exs, B, t.Opt.Seed, t.epoch)
 		start := time.Now()
 		last := start
 		sum, sumF, sumL, cnt := 0.0, 0.0, 0.0, 0
@@ -547,11 +547,7 @@ func (t *Trainer) Train(exs []Example) error {
 			if t.Opt.StopAfter > 0 && t.step >= t.Opt.StopAfter {
 				return save()
 			}
-			batch := make([]*Example, B)
-			for j := range batch {
-				batch[j] = &exs[perm[s*B+j]]
-			}
-			loss, err := t.TrainStep(batch)
+			loss, err := t.TrainStep(batches[s])
 			if err != nil {
 				return err
 			}
@@ -585,6 +581,30 @@ func (t *Trainer) Train(exs []Example) error {
 		}
 	}
 	return nil
+}
+
+// epochBatches returns the batches of one epoch: a shuffle of exs (seeded
+// by seed and epoch), cut into groups of 8 batches whose cases are sorted
+// by length so a batch pads little, and the batches shuffled again. It
+// depends only on its arguments, so a resumed run sees the same batches.
+func epochBatches(exs []Example, B int, seed uint64, epoch int) [][]*Example {
+	rng := rand.New(rand.NewPCG(seed, uint64(epoch)))
+	perm := rng.Perm(len(exs))
+	perm = perm[:len(perm)/B*B]
+	const group = 8
+	for g := 0; g < len(perm); g += group * B {
+		chunk := perm[g:min(len(perm), g+group*B)]
+		sort.SliceStable(chunk, func(a, b int) bool { return exs[chunk[a]].N < exs[chunk[b]].N })
+	}
+	batches := make([][]*Example, len(perm)/B)
+	for i := range batches {
+		batches[i] = make([]*Example, B)
+		for j := range batches[i] {
+			batches[i][j] = &exs[perm[i*B+j]]
+		}
+	}
+	rng.Shuffle(len(batches), func(a, b int) { batches[a], batches[b] = batches[b], batches[a] })
+	return batches
 }
 
 type trainState struct {
