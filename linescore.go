@@ -1,9 +1,11 @@
 package pruner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/linemodel"
@@ -17,17 +19,33 @@ import (
 // uses when Load gets no checkpoint. Results say Scorer = "line".
 const ScorerLine = "line"
 
+// lineThreshold is the line model's default threshold (see WithThreshold):
+// keep the best lines until they are expected to hold 80% of the lines that
+// matter. On the val split this keeps 25% of the lines (before repair) with
+// a gold-line recall of 0.75.
+const lineThreshold = 0.2
+
+// threshold is the keep threshold in effect: WithThreshold's, else the
+// scorer's default.
+func (p *Pruner) threshold() float64 {
+	if !p.cfg.thresholdSet && p.lines != nil {
+		return lineThreshold
+	}
+	return p.cfg.threshold
+}
+
 // scoreLines scores text's lines with the embedded line model.
 //
-// A line's score is its ranking score relative to the best line's,
-// exp(rankᵢ − max rank) in (0, 1]: the ranking head is trained listwise (a
-// softmax over a file's lines), so the ratio is how much of the relevance
-// the model puts on the line compared with the best one, and a threshold of
-// 0.5 reads "at least half as relevant as the best line" — the same reading
-// as the lexical scorer's scores. The fused CRF's keep marginals are not the
-// decision: they are trained on the rubric labels, which are mostly
-// structure (headers, imports, closing lines) that the repair pass adds
-// anyway. The document score is the best line's keep marginal.
+// The model's ranking head is trained listwise: the softmax of its scores
+// over a file's lines estimates each line's share of the lines that matter.
+// A line's score is 1 minus the share held by the lines ranked above it, so
+// the best line scores 1 and a threshold t keeps the best lines until they
+// hold a 1−t share (the "nucleus"): the expected recall of a threshold is
+// about 1−t whatever the file, and a flat, unsure ranking keeps more lines
+// than a confident one. On the val split, t = 0.5 keeps 9% of the lines with
+// a recall of 0.47, t = 0.2 keeps 25% with 0.75. The order is the ranking
+// order, so budgets take the same lines as a top-k. The document score is
+// the best line's keep marginal from the model's CRF.
 func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax.Language) (*tokenScores, error) {
 	lines := chunk.SplitLines(text)
 	in := linemodel.NewInput(ctx, query, text, lang)
@@ -39,22 +57,34 @@ func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax
 	}
 	out := p.lines.Forward(in)
 	rank := p.lines.RankOutputs(out)
+	// Blank lines are never relevant on their own (repair and rendering
+	// decide them): they take no share.
+	order := make([]int, 0, len(lines))
 	best := math.Inf(-1)
 	for i, l := range lines {
-		if !isBlank(text[l.Start:l.End]) {
+		// A NaN rank (only from corrupt weights) leaves the line out.
+		if !isBlank(text[l.Start:l.End]) && !math.IsNaN(float64(rank[i])) {
+			order = append(order, i)
 			best = max(best, float64(rank[i]))
 		}
 	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank[b], rank[a]) })
+	share := make([]float64, len(order))
+	total := 0.0
+	for j, i := range order {
+		share[j] = math.Exp(float64(rank[i]) - best)
+		total += share[j]
+	}
 	scores := make([]float64, len(lines))
+	above := 0.0
+	for j, i := range order {
+		// Ties and rounding keep the score in (0, 1] and non-increasing
+		// down the order.
+		scores[i] = max(1-above/total, math.SmallestNonzeroFloat64)
+		above += share[j]
+	}
 	doc := 0.0
-	for i, l := range lines {
-		if isBlank(text[l.Start:l.End]) || math.IsInf(best, -1) {
-			continue
-		}
-		// NaN (only from corrupt weights) scores 0, like an uncovered line.
-		if s := math.Exp(float64(rank[i]) - best); s >= 0 {
-			scores[i] = min(s, 1)
-		}
+	for _, i := range order {
 		if k := float64(out.Keep[i]); k >= 0 && k <= 1 {
 			doc = max(doc, k)
 		}

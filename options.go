@@ -45,6 +45,7 @@ var ErrOption = errors.New("invalid option")
 // config holds every setting of a Pruner; Options edit it.
 type config struct {
 	threshold     float64
+	thresholdSet  bool // WithThreshold was given (else the scorer's default)
 	overlap       int
 	maxLength     int
 	keepFirst     bool
@@ -83,14 +84,17 @@ func defaultConfig() config {
 // value makes Load or With return an error wrapping ErrOption.
 type Option func(*config) error
 
-// WithThreshold sets the keep threshold on line scores (default 0.5): a line
-// is kept by the model when its score is at least t.
+// WithThreshold sets the keep threshold on line scores: a line is kept by
+// the model when its score is at least t. The default is 0.5, and 0.2 for
+// the embedded line model (ScorerLine), whose scores read differently: a
+// threshold t keeps the best lines until they hold a 1−t share of the
+// model's expected relevant lines, so 0.2 keeps about 80% of them.
 func WithThreshold(t float64) Option {
 	return func(c *config) error {
 		if math.IsNaN(t) || t < 0 || t > 1 {
 			return fmt.Errorf("%w: threshold %v outside [0,1]", ErrOption, t)
 		}
-		c.threshold = t
+		c.threshold, c.thresholdSet = t, true
 		return nil
 	}
 }

@@ -94,7 +94,7 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 		scores[i] = s.Score
 	}
 	lineScores := swecompat.AggregateLines(text, spans, scores)
-	kept := swecompat.KeptLines(text, lineScores, p.cfg.threshold, p.cfg.keepFirst)
+	kept := swecompat.KeptLines(text, lineScores, p.threshold(), p.cfg.keepFirst)
 	pruned, phs := swecompat.RenderLinesMapped(text, kept)
 	res := &Result{Text: pruned}
 	for _, ph := range phs {
@@ -109,7 +109,7 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 		if _, found := slices.BinarySearch(kept, num); found {
 			l.Kept = true
 			switch {
-			case ok && s >= p.cfg.threshold:
+			case ok && s >= p.threshold():
 				l.Reason = ReasonModel
 			case num == 1 && p.cfg.keepFirst:
 				l.Reason = ReasonAlwaysKeep
@@ -200,7 +200,7 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		}
 	} else {
 		for i := range lines {
-			if covered[i] && scores[i] >= p.cfg.threshold {
+			if covered[i] && scores[i] >= p.threshold() {
 				keep[i] = true
 			}
 		}

@@ -64,7 +64,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.file, "f", "", "file to prune (default: standard input); its name helps detect the language")
 	fs.StringVar(&f.lang, "lang", "", "language override (python, go, js, ts, java, rust, c, cpp, text)")
 	fs.StringVar(&f.decision, "decision", "", "decision mode: prob, viterbi or marginal (default: by checkpoint)")
-	fs.Float64Var(&f.threshold, "threshold", 0.5, "keep lines scoring at least this")
+	fs.Float64Var(&f.threshold, "threshold", -1, "keep lines scoring at least this (default: the scorer's, 0.5; 0.2 for the line model)")
 	fs.IntVar(&f.maxLength, "max-length", 8192, "model window length in tokens")
 	fs.BoolVar(&f.compat, "swepruner", false, "SWE-Pruner compatible output ((filtered N lines))")
 	fs.BoolVar(&f.asJSON, "json", false, "print the whole result as JSON")
@@ -112,9 +112,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitRuntime
 	}
 	opts := []pruner.Option{
-		pruner.WithThreshold(f.threshold), pruner.WithMaxLength(f.maxLength),
+		pruner.WithMaxLength(f.maxLength),
 		pruner.WithKeepFirstLine(f.keepFirst), pruner.WithKeepLastLine(f.keepLast),
 		pruner.WithFileName(f.file), pruner.WithDecision(pruner.Decision(f.decision)),
+	}
+	if f.threshold != -1 {
+		opts = append(opts, pruner.WithThreshold(f.threshold))
 	}
 	if f.lang != "" {
 		opts = append(opts, pruner.WithLanguage(f.lang))

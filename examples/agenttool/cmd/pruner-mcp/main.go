@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	model := fs.String("model", "", "checkpoint folder (empty: the embedded line model)")
 	scorer := fs.String("scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
 	root := fs.String("root", ".", "workspace directory the tools may read")
-	threshold := fs.Float64("threshold", 0.5, "keep lines scoring at least this")
+	threshold := fs.Float64("threshold", -1, "keep lines scoring at least this (default: the scorer's, 0.5; 0.2 for the line model)")
 	minChars := fs.Int("min-chars", agenttool.DefaultMinChars, "outputs shorter than this pass through")
 	tail := fs.Int("tail", agenttool.DefaultTailLines, "last lines never folded")
 	numbers := fs.Bool("n", false, "number lines (nl -ba style) by default")
@@ -52,7 +52,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	p, err := pruner.Load(ctx, *model, pruner.WithThreshold(*threshold), pruner.WithScorer(*scorer))
+	opts := []pruner.Option{pruner.WithScorer(*scorer)}
+	if *threshold != -1 {
+		opts = append(opts, pruner.WithThreshold(*threshold))
+	}
+	p, err := pruner.Load(ctx, *model, opts...)
 	if err != nil {
 		return err
 	}
