@@ -26,7 +26,7 @@
 //     ranking score for fixed budgets.
 //   - training: a GoMLX graph computing the loss — fused CRF-NLL +
 //     λ·(semantic + dependency CRF-NLLs) + a gate-balance regulariser (LaMR
-//     §3.3) + an auxiliary listwise ranking term on the fused keep score —
+//     §3.3) + a listwise term training a ranking head on the gold lines —
 //     whose gradient is taken by GoMLX only down to the head outputs; the
 //     layers below are differentiated by hand-written matrix products, as
 //     GoMLX's own DotGeneral gradient is slow on the pure Go backends.

@@ -31,8 +31,8 @@ type Config struct {
 	Embed int `json:"embed"`
 	// Lambda is the weight of the rubric CRF losses.
 	Lambda float64 `json:"lambda"`
-	// Listwise is the weight of the auxiliary listwise ranking loss on the
-	// fused keep score.
+	// Listwise is the weight of the listwise loss that trains the ranking
+	// head (softmax over a case's lines against its gold lines).
 	Listwise float64 `json:"listwise"`
 	// GateReg is the weight of the gate-balance (negative entropy of the
 	// mean gate) regulariser.
