@@ -71,28 +71,31 @@ func BenchmarkTrainStep(b *testing.B) {
 	}
 }
 
-// bigGoSource returns a Go file of about lines lines (~8K Qwen tokens at
-// 700 lines): goSrc's functions repeated under distinct names.
+// bigGoSource returns a Go file of about lines lines and ~43 bytes a line
+// (700 lines ≈ 30 KB ≈ 8K Qwen tokens, the library's 8K-token benchmark
+// size): goSrc-like functions repeated under distinct names.
 func bigGoSource(lines int) string {
 	var b strings.Builder
 	b.WriteString("package main\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n")
 	for i := 0; strings.Count(b.String(), "\n") < lines; i++ {
 		fmt.Fprintf(&b, `
-// parseRange%[1]d parses a byte range header.
-func parseRange%[1]d(s string) (int, int, error) {
-	parts := strings.Split(s, "-")
-	if len(parts) != 2 {
-		return 0, 0, fmt.Errorf("bad range %%q", s)
+// parseRange%[1]d parses an HTTP byte range header such as "bytes=0-499"
+// and returns the first and last offsets, or an error for a bad header.
+func parseRange%[1]d(header string) (first int, last int, err error) {
+	parts := strings.Split(strings.TrimPrefix(header, "bytes="), "-")
+	if len(parts) != 2 || parts[0] == "" && parts[1] == "" {
+		return 0, 0, fmt.Errorf("parseRange%[1]d: bad range header %%q", header)
 	}
-	return atoi%[1]d(parts[0]), atoi%[1]d(parts[1]), nil
+	return atoiDigits%[1]d(parts[0]), atoiDigits%[1]d(parts[1]), nil
 }
 
-func atoi%[1]d(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
+// atoiDigits%[1]d converts a string of ASCII digits to an int.
+func atoiDigits%[1]d(digits string) int {
+	value := 0
+	for _, c := range digits {
+		value = value*10 + int(c-'0')
 	}
-	return n
+	return value
 }
 `, i)
 	}
