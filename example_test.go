@@ -24,11 +24,94 @@ def retry(call, attempts=5):
     raise RuntimeError("gave up")
 `
 
+const clientSource = `import json
+import time
+import urllib.request
+
+DEFAULT_TIMEOUT = 10
+
+
+class Client:
+    def __init__(self, base_url, token=None):
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+
+    def _headers(self):
+        headers = {"Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = "Bearer " + self.token
+        return headers
+
+    def get(self, path):
+        req = urllib.request.Request(self.base_url + path, headers=self._headers())
+        with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:
+            return json.load(resp)
+
+    def get_with_retries(self, path, attempts=5):
+        for attempt in range(attempts):
+            try:
+                return self.get(path)
+            except ConnectionError:
+                time.sleep(backoff(attempt))
+        raise RuntimeError("gave up after %d attempts" % attempts)
+
+
+def backoff(attempt):
+    return min(30, 2 ** attempt)
+
+
+def parse_link_header(value):
+    links = {}
+    for part in value.split(","):
+        url, _, rel = part.partition(";")
+        links[rel.strip().removeprefix('rel="').rstrip('"')] = url.strip("<> ")
+    return links
+`
+
+// Without a checkpoint, Load uses the embedded line model: no download, no
+// GPU, milliseconds per file. Here a line budget keeps 30% of the lines.
+// Kept lines are verbatim; removed runs fold into placeholders in the
+// language's comment syntax; the repair pass keeps the headers the kept
+// lines need, so the output is still valid code.
+func Example() {
+	ctx := context.Background()
+	p, err := pruner.Load(ctx, "", pruner.WithLineBudget(0.3))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := p.Prune(ctx, "how long do we wait between retries?", clientSource)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(res.Text)
+	fmt.Printf("%s kept %d of %d lines\n", res.Scorer, len(res.KeptLines()), len(res.Lines))
+	// Output:
+	// # ... 4 lines omitted (1-4)
+	// DEFAULT_TIMEOUT = 10
+	// # ... 2 lines omitted (6-7)
+	// class Client:
+	//     # ... 10 lines omitted (9-18)
+	//     def get(self, path):
+	//         req = urllib.request.Request(self.base_url + path, headers=self._headers())
+	//         with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:
+	//             return json.load(resp)
+	// # ... 1 line omitted (23)
+	//     def get_with_retries(self, path, attempts=5):
+	//         for attempt in range(attempts):
+	//             try:
+	//                 return self.get(path)
+	//             except ConnectionError:
+	//                 time.sleep(backoff(attempt))
+	//         raise RuntimeError("gave up after %d attempts" % attempts)
+	// # ... 12 lines omitted (31-42)
+	// line kept 13 of 42 lines
+}
+
 // Load a checkpoint once, then prune any number of texts with it. The tiny
 // test checkpoint has random weights, so its choices are arbitrary; the
 // output shows the format: kept lines verbatim, removed runs folded into
 // placeholders, and the repair pass keeping the code readable.
-func Example() {
+func ExampleLoad() {
 	ctx := context.Background()
 	p, err := pruner.Load(ctx, "testdata/tiny-lamr",
 		pruner.WithDecision(pruner.Marginal), pruner.WithThreshold(0.6))
