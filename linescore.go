@@ -89,5 +89,7 @@ func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax
 			doc = max(doc, k)
 		}
 	}
-	return p.lineScored(text, lines, scores, doc), nil
+	ts := p.lineScored(text, lines, scores, doc)
+	ts.tree = in.Tree
+	return ts, nil
 }

@@ -156,7 +156,7 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		}
 	}
 	res.Language = string(lang)
-	a, err := astrepair.Analyze(ctx, text, lang)
+	a, err := astrepair.AnalyzeTree(ctx, text, lang, ts.tree)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -8,6 +8,7 @@ import (
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/crf"
 	"github.com/prunekit/pruner/internal/skimmer"
+	"github.com/prunekit/pruner/internal/syntax"
 )
 
 // tokenScores is what a scorer hands to the shared pipeline.
@@ -15,6 +16,7 @@ type tokenScores struct {
 	spans      []chunk.ScoredSpan // merged, code points of the text
 	bytes      []chunk.ScoredSpan // spans in bytes, computed on first use
 	lineScores []float64          // per library line; nil = derive from spans
+	tree       *syntax.Tree       // the scorer's parse of the text, if it made one
 	// rank, when set, orders lines for a budget instead of the line scores
 	// (the line model ranks with a score trained for that); all > 0.
 	rank      []float64

@@ -309,12 +309,15 @@ type Input struct {
 	Def []int32
 	// QIDs are the query's hashed pieces, TIDs the lines' (n×MaxLineIDs).
 	QIDs, TIDs []uint16
+	// Tree is the parse the features were computed from (nil when the text
+	// was not parsed), for callers that need it too (the repair pass).
+	Tree *syntax.Tree
 }
 
 // NewInput computes the model input of text for query.
 func NewInput(ctx context.Context, query, text string, lang syntax.Language) Input {
 	X, n, st := features(ctx, query, text, lang)
-	return Input{X: X, N: n, Def: st.defIDs(n), QIDs: QueryIDs(query), TIDs: LineIDs(textLines(text))}
+	return Input{X: X, N: n, Def: st.defIDs(n), QIDs: QueryIDs(query), TIDs: LineIDs(textLines(text)), Tree: st.tree}
 }
 
 // embedRows writes, for each of the n rows, the mean embedding of the
