@@ -17,33 +17,11 @@ import (
 	"github.com/prunekit/pruner/internal/linemodel"
 )
 
-const src = `package main
-
-import (
-	"fmt"
-	"strings"
-)
-
-// parseRange parses a byte range header.
-func parseRange(s string) (int, int, error) {
-	parts := strings.Split(s, "-")
-	if len(parts) != 2 {
-		return 0, 0, fmt.Errorf("bad range %q", s)
-	}
-	return atoi(parts[0]), atoi(parts[1]), nil
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
-}
-`
-
 func writeCases(t *testing.T, path string, n int, split bool) {
 	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "linemodel", "testdata", "range.go.txt"))
+	require.NoError(t, err)
+	src := string(data)
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	for i := 0; i < n; i++ {

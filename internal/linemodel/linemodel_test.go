@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -23,34 +24,11 @@ import (
 	"github.com/prunekit/pruner/internal/syntax"
 )
 
-const goSrc = `package main
-
-import (
-	"fmt"
-	"strings"
-)
-
-// parseRange parses a byte range header.
-func parseRange(s string) (int, int, error) {
-	parts := strings.Split(s, "-")
-	if len(parts) != 2 {
-		return 0, 0, fmt.Errorf("bad range %q", s)
-	}
-	return atoi(parts[0]), atoi(parts[1]), nil
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
-}
-
-func main() {
-	fmt.Println(parseRange("1-2"))
-}
-`
+// goSrc is a small Go file the fixtures ask about; examples/train's test
+// reads the same file.
+//
+//go:embed testdata/range.go.txt
+var goSrc string
 
 func fixtureCases(n int) []Case {
 	var cs []Case
