@@ -5,43 +5,7 @@ package syntax
 #include <stdlib.h>
 #include <stdbool.h>
 
-// Declarations of the tree-sitter 0.22 C API used here. The definitions are
-// compiled into github.com/smacker/go-tree-sitter, which this package links.
-typedef struct TSLanguage TSLanguage;
-typedef struct TSParser TSParser;
-typedef struct TSTree TSTree;
-typedef uint16_t TSSymbol;
-typedef uint16_t TSFieldId;
-typedef struct { uint32_t row; uint32_t column; } TSPoint;
-typedef struct { uint32_t context[4]; const void *id; const TSTree *tree; } TSNode;
-typedef struct { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
-
-TSParser *ts_parser_new(void);
-void ts_parser_delete(TSParser *self);
-bool ts_parser_set_language(TSParser *self, const TSLanguage *language);
-void ts_parser_set_cancellation_flag(TSParser *self, const size_t *flag);
-TSTree *ts_parser_parse_string(TSParser *self, const TSTree *old_tree, const char *string, uint32_t length);
-void ts_tree_delete(TSTree *self);
-TSNode ts_tree_root_node(const TSTree *self);
-TSSymbol ts_node_symbol(TSNode self);
-uint32_t ts_node_start_byte(TSNode self);
-uint32_t ts_node_end_byte(TSNode self);
-TSPoint ts_node_start_point(TSNode self);
-TSPoint ts_node_end_point(TSNode self);
-bool ts_node_is_named(TSNode self);
-bool ts_node_is_missing(TSNode self);
-uint32_t ts_node_child_count(TSNode self);
-TSTreeCursor ts_tree_cursor_new(TSNode node);
-void ts_tree_cursor_delete(TSTreeCursor *self);
-TSNode ts_tree_cursor_current_node(const TSTreeCursor *self);
-TSFieldId ts_tree_cursor_current_field_id(const TSTreeCursor *self);
-bool ts_tree_cursor_goto_first_child(TSTreeCursor *self);
-bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *self);
-bool ts_tree_cursor_goto_parent(TSTreeCursor *self);
-const char *ts_language_symbol_name(const TSLanguage *self, TSSymbol symbol);
-const char *ts_language_field_name_for_id(const TSLanguage *self, TSFieldId id);
-uint32_t ts_language_symbol_count(const TSLanguage *self);
-uint32_t ts_language_field_count(const TSLanguage *self);
+#include "tsapi.h"
 
 const TSLanguage *tree_sitter_python(void);
 const TSLanguage *tree_sitter_go(void);
@@ -127,12 +91,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 
 	// The tree-sitter runtime and grammars are linked from these packages;
 	// this package calls their C functions directly (see the preamble).
-	_ "github.com/smacker/go-tree-sitter"
+	sitter "github.com/smacker/go-tree-sitter"
 	_ "github.com/smacker/go-tree-sitter/c"
 	_ "github.com/smacker/go-tree-sitter/cpp"
 	_ "github.com/smacker/go-tree-sitter/golang"
@@ -142,6 +107,18 @@ import (
 	_ "github.com/smacker/go-tree-sitter/rust"
 	_ "github.com/smacker/go-tree-sitter/typescript/tsx"
 	_ "github.com/smacker/go-tree-sitter/typescript/typescript"
+)
+
+// The binding's sitter.Node holds a C TSNode compiled from the binding's own
+// api.h, followed by one pointer. These two declarations fail to compile
+// (negative array length) when that TSNode and the one tsapi.h declares
+// differ in size, which is what a tree-sitter upgrade that changes the
+// layout would do; tsapi.h's static assertions pin the field offsets.
+const bindingTSNodeSize = unsafe.Sizeof(sitter.Node{}) - unsafe.Sizeof(uintptr(0))
+
+var (
+	_ [bindingTSNodeSize - C.sizeof_TSNode]struct{}
+	_ [C.sizeof_TSNode - bindingTSNodeSize]struct{}
 )
 
 func cLanguage(l Language) *C.TSLanguage {
@@ -175,6 +152,27 @@ func parseC(ctx context.Context, lang Language, src []byte) (*Tree, error) {
 	if cl == nil {
 		return nil, fmt.Errorf("parse %s: %w", lang, ErrNotCode)
 	}
+	tree, err := parseTree(ctx, cl, lang, src)
+	if err != nil {
+		return nil, err
+	}
+	defer C.ts_tree_delete(tree)
+	return copyTree(tree, cl, lang)
+}
+
+// parseTree runs tree-sitter on src with ctx wired to the parser's
+// cancellation flag, and releases the parser and the flag before it returns.
+//
+// Lifetimes, which a request context makes racy (issue 14): the flag is C
+// memory that tree-sitter reads during the parse, and a context.AfterFunc
+// callback may store into it from another goroutine at any moment until it
+// is stopped. stop() reports false once the callback has started; then we
+// wait for it to finish, so no store can reach the flag after it is freed.
+// src is Go memory that tree-sitter reads only during the call (its lexer
+// keeps a chunk pointer afterwards but never reads it again before
+// ts_parser_delete, which does not read input); it is kept alive until the
+// parser is gone all the same.
+func parseTree(ctx context.Context, cl *C.TSLanguage, lang Language, src []byte) (*C.TSTree, error) {
 	parser := C.ts_parser_new()
 	if parser == nil {
 		return nil, errors.New("parse: tree-sitter could not allocate a parser")
@@ -183,37 +181,49 @@ func parseC(ctx context.Context, lang Language, src []byte) (*Tree, error) {
 	if !C.ts_parser_set_language(parser, cl) {
 		return nil, fmt.Errorf("parse %s: incompatible grammar version", lang)
 	}
-	flag := (*C.size_t)(C.calloc(1, C.size_t(unsafe.Sizeof(C.size_t(0)))))
-	if flag == nil {
-		return nil, errors.New("parse: out of memory")
-	}
-	defer C.free(unsafe.Pointer(flag))
-	C.ts_parser_set_cancellation_flag(parser, flag)
-	done := make(chan struct{})
-	if ctx.Done() != nil {
-		go func() {
-			select {
-			case <-ctx.Done():
-				atomic.StoreUintptr((*uintptr)(unsafe.Pointer(flag)), 1)
-			case <-done:
-			}
-		}()
-	}
 	in := src
 	if len(in) == 0 {
 		in = []byte{0}
 	}
-	// tree-sitter reads the bytes only during the call and keeps no
-	// reference, so Go memory can be passed without a copy.
-	tree := C.ts_parser_parse_string(parser, nil, (*C.char)(unsafe.Pointer(&in[0])), C.uint32_t(len(src)))
-	close(done)
+	defer runtime.KeepAlive(in)
+	if ctx.Done() == nil {
+		// Never cancelled: no flag, no watcher.
+		return parseString(ctx, parser, in, len(src))
+	}
+	flag := (*C.size_t)(C.calloc(1, C.size_t(unsafe.Sizeof(C.size_t(0)))))
+	if flag == nil {
+		return nil, errors.New("parse: out of memory")
+	}
+	C.ts_parser_set_cancellation_flag(parser, flag)
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		atomic.StoreUintptr((*uintptr)(unsafe.Pointer(flag)), 1)
+		close(fired)
+	})
+	tree, err := parseString(ctx, parser, in, len(src))
+	if !stop() {
+		<-fired
+	}
+	C.ts_parser_set_cancellation_flag(parser, nil)
+	C.free(unsafe.Pointer(flag))
+	return tree, err
+}
+
+// parseString runs the parse itself; n is the text length (in may hold one
+// extra byte so that an empty text still has an address).
+func parseString(ctx context.Context, parser *C.TSParser, in []byte, n int) (*C.TSTree, error) {
+	tree := C.ts_parser_parse_string(parser, nil, (*C.char)(unsafe.Pointer(&in[0])), C.uint32_t(n))
 	if tree == nil {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("parse: %w", err)
 		}
 		return nil, errors.New("parse: tree-sitter returned no tree")
 	}
-	defer C.ts_tree_delete(tree)
+	return tree, nil
+}
+
+// copyTree copies every node of tree into Go memory in one C walk.
+func copyTree(tree *C.TSTree, cl *C.TSLanguage, lang Language) (*Tree, error) {
 	var buf *C.pk_node
 	n := C.pk_walk(tree, &buf)
 	if n < 0 {
