@@ -16,6 +16,10 @@
 //
 // All errors name the file and, where one is involved, the tensor, and wrap
 // one of the sentinel errors (ErrCorrupt, ErrMissingTensor, ErrShapeMismatch,
-// ErrUnsupportedDType, ErrInvalidTensor, ErrClosed) so callers can branch
-// with errors.Is.
+// ErrUnsupportedDType, ErrInvalidTensor, ErrClosed, ErrNonFinite,
+// ErrNotRegular) so callers can branch with errors.Is.
+//
+// Open only opens regular files (symbolic links to them included): it checks
+// the path with Stat first and opens it non-blocking, so a FIFO or a device
+// named like a checkpoint is refused at once instead of blocking the caller.
 package safetensors

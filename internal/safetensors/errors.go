@@ -21,4 +21,11 @@ var (
 	ErrInvalidTensor = errors.New("invalid tensor")
 	// ErrClosed reports an access to tensor data after Close.
 	ErrClosed = errors.New("file closed")
+	// ErrNonFinite reports a NaN or an infinity in a tensor read with
+	// Float32Finite.
+	ErrNonFinite = errors.New("non-finite value")
+	// ErrNotRegular reports a path that is not a regular file (a FIFO, a
+	// device, a socket or a directory): opening one could block forever or
+	// read without end, so Open refuses it before opening.
+	ErrNotRegular = errors.New("not a regular file")
 )

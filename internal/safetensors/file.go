@@ -70,16 +70,15 @@ type File struct {
 // where mapping is unavailable) and validates its header. The file must not
 // be truncated or rewritten in place while it is open: the mapping would then
 // fault on access.
+//
+// path must name a regular file (or a symbolic link to one): anything else
+// fails with ErrNotRegular without blocking, see OpenRegular.
 func Open(path string) (*File, error) {
-	fh, err := os.Open(path)
+	fh, st, err := OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("safetensors: %w", err)
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("safetensors: %w", err)
-	}
 	size := st.Size()
 	if err := checkLength(path, size); err != nil {
 		return nil, err
@@ -100,6 +99,56 @@ func Open(path string) (*File, error) {
 	}
 	f.unmap = unmap
 	return f, nil
+}
+
+// OpenRegular opens path for reading only if it is a regular file, following
+// symbolic links (Hugging Face caches link checkpoint files to blobs). The
+// path is checked with Stat before it is opened, and opened non-blocking
+// where the platform allows, so that a FIFO, a device or a socket named like
+// a checkpoint file fails at once with ErrNotRegular instead of blocking
+// until a writer appears; the opened descriptor is checked again, so
+// swapping the path between the two checks does not help either. The
+// returned FileInfo describes the opened file.
+func OpenRegular(path string) (*os.File, os.FileInfo, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: %s: %w", path, describeMode(st.Mode()), ErrNotRegular)
+	}
+	fh, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err = fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		fh.Close()
+		return nil, nil, fmt.Errorf("%s: %s: %w", path, describeMode(st.Mode()), ErrNotRegular)
+	}
+	return fh, st, nil
+}
+
+func describeMode(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "is a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "is a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "is a socket"
+	case m&os.ModeCharDevice != 0:
+		return "is a character device"
+	case m&os.ModeDevice != 0:
+		return "is a device"
+	case m&os.ModeIrregular != 0:
+		return "is an irregular file"
+	}
+	return fmt.Sprintf("has mode %v", m)
 }
 
 // OpenBytes parses a safetensors image already in memory, for example one
@@ -439,6 +488,66 @@ func (f *File) Float32(name string) ([]float32, error) {
 	return out, err
 }
 
+// Float32Finite is Float32 that also refuses a tensor holding a NaN or an
+// infinity: the error wraps ErrNonFinite and names the tensor, the first bad
+// element's index and value, and how many elements are bad. The check is
+// fused into the conversion (one pass over the data, no branch per element),
+// so it costs next to nothing on top of Float32.
+func (f *File) Float32Finite(name string) ([]float32, error) {
+	var out []float32
+	err := f.withData(name, func(e entry, b []byte) error {
+		out = make([]float32, e.info.NumElements())
+		var ok bool
+		switch e.info.DType {
+		case F32:
+			ok = decodeF32Finite(out, b)
+		case BF16:
+			ok = decodeBF16Finite(out, b)
+		case F16:
+			var bad uint32
+			for i := range out {
+				h := binary.LittleEndian.Uint16(b[2*i:])
+				out[i] = F16ToF32(h)
+				// Exponent all ones: x is 0 exactly then, and x-1 borrows
+				// into bit 31.
+				x := uint32(h&0x7c00) ^ 0x7c00
+				bad |= (x - 1) & 0x80000000
+			}
+			ok = bad == 0
+		default:
+			out = nil
+			return f.unsupported(name, e.info.DType, "float32")
+		}
+		if !ok {
+			err := nonFinite(f.path, name, out)
+			out = nil
+			return err
+		}
+		return nil
+	})
+	return out, err
+}
+
+// nonFinite describes the non-finite values of x (the slow path, taken only
+// for a bad tensor).
+func nonFinite(path, name string, x []float32) error {
+	first, count := -1, 0
+	for i, v := range x {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			if first < 0 {
+				first = i
+			}
+			count++
+		}
+	}
+	if first < 0 {
+		// Unreachable: the fused check and this scan agree.
+		return nil
+	}
+	return fmt.Errorf("safetensors: %s: tensor %q has %v at index %d (%d of %d values are NaN or infinite): %w",
+		path, name, x[first], first, count, len(x), ErrNonFinite)
+}
+
 // BFloat16 returns the named tensor as bfloat16 bit patterns in a freshly
 // allocated slice: BF16 is copied, F32 and F16 are rounded to nearest even
 // (F16 goes through float32, which is exact, so it is rounded only once).
@@ -477,6 +586,56 @@ func decodeF32(out []float32, b []byte) {
 	for i := range out {
 		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
+}
+
+// decodeF32Finite is decodeF32 that reports whether every value is finite.
+// A float32 is NaN or infinite exactly when its exponent bits are all ones:
+// then x below is 0 and x-1 sets bit 31, which no finite value's x-1 does
+// (x < 1<<31). ORing those bits keeps the loop free of branches.
+func decodeF32Finite(out []float32, b []byte) bool {
+	b = b[:4*len(out)]
+	var bad uint32
+	for i := range out {
+		u := binary.LittleEndian.Uint32(b[4*i:])
+		out[i] = math.Float32frombits(u)
+		x := (u & 0x7f800000) ^ 0x7f800000
+		bad |= (x - 1) & 0x80000000
+	}
+	return bad == 0
+}
+
+// decodeBF16Finite is decodeBF16 that reports whether every value is finite,
+// testing four bfloat16 exponents per 64-bit word: a lane of x is zero
+// exactly when that element's exponent is all ones, and subtracting one from
+// every lane then sets the lane's top bit (a lane of x never has it set, so
+// only a zero lane, or a lane above one that borrows, can set it; any set bit
+// means at least one zero lane).
+func decodeBF16Finite(out []float32, b []byte) bool {
+	const (
+		expMask = 0x7f807f807f807f80
+		ones    = 0x0001000100010001
+		tops    = 0x8000800080008000
+	)
+	b = b[:2*len(out)]
+	var bad uint64
+	i := 0
+	for ; i+4 <= len(out); i += 4 {
+		u := binary.LittleEndian.Uint64(b[2*i:])
+		o := out[i : i+4 : i+4]
+		o[0] = math.Float32frombits(uint32(u) << 16)
+		o[1] = math.Float32frombits(uint32(u>>16) << 16)
+		o[2] = math.Float32frombits(uint32(u>>32) << 16)
+		o[3] = math.Float32frombits(uint32(u>>48) << 16)
+		x := (u & expMask) ^ expMask
+		bad |= (x - ones) & tops
+	}
+	for ; i < len(out); i++ {
+		h := binary.LittleEndian.Uint16(b[2*i:])
+		out[i] = BF16ToF32(h)
+		x := uint64(h&0x7f80) ^ 0x7f80
+		bad |= (x - 1) & 0x8000
+	}
+	return bad == 0
 }
 
 // decodeBF16 widens four elements per 64-bit load; the embedding matrix is
