@@ -256,9 +256,12 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	}
 	var r astrepair.Rendered
 	if a != nil {
-		r = a.Render(keep)
+		r, err = a.Render(ctx, keep)
 	} else {
-		r = astrepair.Render(text, lang, keep)
+		r, err = astrepair.Render(ctx, text, lang, keep)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pruner: render: %w", err)
 	}
 	res.Text = r.Text
 	for _, ph := range r.Placeholders {

@@ -1,8 +1,10 @@
 package astrepair
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,23 +14,28 @@ import (
 // Analysis is a text analysed once for repeated repairs, closures and
 // renders: a parsed text keeps only plain Go data, no tree-sitter objects,
 // so it needs no Close and is safe for concurrent use.
+//
+// Per-line tables are compressed rows (csr) and line positions are 4-byte
+// ends, so an analysis costs about 16 bytes per line plus a few dozen per
+// syntax item, and building it is linear in the lines and nodes.
 type Analysis struct {
 	lang        syntax.Language
 	text        string
-	lines       []syntax.Line
+	lines       lineIndex
 	parsed      bool
 	parseErrors int
 
 	items    []item
-	rowItems [][]int32 // row -> items whose skeleton holds the row
+	rowItems csr // row -> items whose skeleton holds the row
 
 	defRows  [][]int32 // name id -> rows that define the name
 	imported []bool    // name id -> some definition is an import
-	rowDefs  [][]int32 // row -> ids of names defined on the row
-	useNames [][]int32 // row -> ids of defined names used on the row
+	rowDefs  csr       // row -> ids of names defined on the row
+	useNames csr       // row -> ids of defined names used on the row
 	useRows  [][]int32 // name id -> rows that use the name
 
 	pyBlocks []pyBlock
+	pyStmts  []int32 // statement rows of the Python blocks, block after block
 }
 
 // item is a statement or member that can be dropped on its own: a child of
@@ -49,25 +56,31 @@ type skelRow struct {
 
 // pyBlock records what rendering needs to keep a Python block non-empty.
 type pyBlock struct {
-	header   int32   // row of the ':' that opens the block
-	first    int32   // first statement row
-	stmtRows []int32 // start rows of all statements
+	header int32 // row of the ':' that opens the block
+	first  int32 // first statement row
+	// stmts, stmtsEnd delimit the start rows of all statements in
+	// Analysis.pyStmts.
+	stmts, stmtsEnd int32
 }
 
 // Analyze parses text as lang and prepares it for Repair, Closure and
 // Render. Non-code text (lang == syntax.Text) gives an Analysis that leaves
-// masks unchanged. Errors come from parsing: ctx cancellation and
-// syntax.ErrTooLarge.
+// masks unchanged. Errors come from parsing (syntax.ErrTooLarge) and from
+// ctx, which is checked throughout the analysis.
 func Analyze(ctx context.Context, text string, lang syntax.Language) (*Analysis, error) {
 	return AnalyzeTree(ctx, text, lang, nil)
 }
 
 // AnalyzeTree is Analyze with text already parsed as lang (tree from
 // syntax.Parse of exactly text), so a caller that needs the parse too pays
-// for it once. A nil tree parses text.
+// for it once. A nil tree parses text. The work is linear in the lines and
+// nodes, whatever the nesting depth.
 func AnalyzeTree(ctx context.Context, text string, lang syntax.Language, tree *syntax.Tree) (*Analysis, error) {
-	a := &Analysis{lang: lang, text: text, lines: syntax.SplitLines(text)}
-	if !lang.IsCode() || len(a.lines) == 0 {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("analyze %s: %w", lang, err)
+	}
+	a := &Analysis{lang: lang, text: text, lines: newLineIndex(text)}
+	if !lang.IsCode() || a.lines.n() == 0 {
 		return a, nil
 	}
 	if tree == nil {
@@ -78,8 +91,10 @@ func AnalyzeTree(ctx context.Context, text string, lang syntax.Language, tree *s
 	}
 	a.parsed = true
 	a.parseErrors = tree.Errors
-	b := builder{a: a, t: tree, nodes: tree.Nodes, specs: containersFor(lang)}
-	b.build()
+	b := builder{ctx: ctx, a: a, t: tree, nodes: tree.Nodes, specs: containersFor(lang)}
+	if err := b.build(); err != nil {
+		return nil, fmt.Errorf("analyze %s: %w", lang, err)
+	}
 	return a, nil
 }
 
@@ -87,7 +102,7 @@ func AnalyzeTree(ctx context.Context, text string, lang syntax.Language, tree *s
 func (a *Analysis) Language() syntax.Language { return a.lang }
 
 // Lines returns the number of lines of the text.
-func (a *Analysis) Lines() int { return len(a.lines) }
+func (a *Analysis) Lines() int { return a.lines.n() }
 
 // ParseErrors returns the number of ERROR and MISSING nodes in the parse of
 // the full text; repairs only guarantee clean output when it is zero.
@@ -95,6 +110,9 @@ func (a *Analysis) ParseErrors() int { return a.parseErrors }
 
 // builder holds the scratch state of one analysis.
 type builder struct {
+	ctx   context.Context
+	tk    ticker
+	err   error
 	a     *Analysis
 	t     *syntax.Tree
 	nodes []syntax.Node
@@ -106,8 +124,21 @@ type builder struct {
 	defLevel  []bool  // container node -> names defined by its items are file-level
 	defLeaf   []bool  // node -> the leaf names a definition
 	curImport bool    // the item being walked by collectDefs is an import
-	soft      []int32 // row -> 1 + item whose multi-line token spans it, 0 if none
+	soft      []int32 // row -> 1 + item whose multi-line token spans it, 0 if none; nil if none at all
 	nameIDs   map[string]int32
+}
+
+// stop reports whether the analysis must end: ctx is done (checked every
+// tickEvery calls) or was found done before.
+func (b *builder) stop() bool {
+	if b.err != nil {
+		return true
+	}
+	if b.tk.stop(b.ctx) {
+		b.err = b.ctx.Err()
+		return true
+	}
+	return false
 }
 
 func (b *builder) text(i int) string {
@@ -118,14 +149,22 @@ func (b *builder) text(i int) string {
 	return b.a.text[n.StartByte:n.EndByte]
 }
 
-func (b *builder) build() {
-	b.markStructure()
-	b.collectDefs()
+func (b *builder) build() error {
+	steps := []func(){b.markStructure, b.collectDefs}
+	for _, f := range steps {
+		if f(); b.err != nil {
+			return b.err
+		}
+	}
 	owned := b.scanLeaves()
+	if b.err != nil {
+		return b.err
+	}
 	b.buildSkeletons(owned)
-	if b.a.lang == syntax.Python {
+	if b.err == nil && b.a.lang == syntax.Python {
 		b.collectPyBlocks()
 	}
+	return b.err
 }
 
 // markStructure finds containers and items and links items to parents.
@@ -135,7 +174,14 @@ func (b *builder) markStructure() {
 	b.itemOf = make([]int32, n)
 	b.owner = make([]int32, n)
 	b.defLevel = make([]bool, n)
+	// inherit[i]: whether a container directly below i defines file-level
+	// names: false below a function, else the nearest container's level.
+	// Computed in pre-order, so each node looks at its parent only.
+	inherit := make([]bool, n)
 	for i := range b.nodes {
+		if b.stop() {
+			return
+		}
 		nd := &b.nodes[i]
 		b.itemOf[i] = -1
 		if i == 0 {
@@ -143,6 +189,7 @@ func (b *builder) markStructure() {
 			b.defLevel[0] = true
 			b.itemOf[0] = 0
 			b.owner[0] = 0
+			inherit[0] = !functionLike(nd.Type)
 			b.a.items = append(b.a.items, item{node: 0, start: int32(nd.StartRow), end: int32(nd.LastRow()), parent: -1, ret: -1})
 			continue
 		}
@@ -162,7 +209,17 @@ func (b *builder) markStructure() {
 			b.owner[i] = b.owner[p]
 		}
 		if b.container[i] {
-			b.defLevel[i] = b.containerDefLevel(i)
+			// Names defined directly in container i are file-level when
+			// no function lies between i and a file-level container.
+			b.defLevel[i] = inherit[p]
+		}
+		switch {
+		case functionLike(nd.Type):
+			inherit[i] = false
+		case b.container[i]:
+			inherit[i] = b.defLevel[i]
+		default:
+			inherit[i] = inherit[p]
 		}
 	}
 }
@@ -187,20 +244,6 @@ func (b *builder) isItem(container, child int) bool {
 	}
 	if spec.excludeFields[nd.Field] || spec.excludeTypes[nd.Type] {
 		return false
-	}
-	return true
-}
-
-// containerDefLevel: names defined directly in container i are file-level
-// when no function lies between i and a file-level container.
-func (b *builder) containerDefLevel(i int) bool {
-	for p := int(b.nodes[i].Parent); p >= 0; p = int(b.nodes[p].Parent) {
-		if functionLike(b.nodes[p].Type) {
-			return false
-		}
-		if b.container[p] {
-			return b.defLevel[p]
-		}
 	}
 	return true
 }
@@ -250,6 +293,9 @@ func (b *builder) collectDefs() {
 	b.nameIDs = make(map[string]int32)
 	b.defLeaf = make([]bool, len(b.nodes))
 	for idx := 1; idx < len(b.a.items); idx++ {
+		if b.stop() {
+			return
+		}
 		it := &b.a.items[idx]
 		p := int(b.nodes[it.node].Parent)
 		if !b.defLevel[p] {
@@ -257,54 +303,93 @@ func (b *builder) collectDefs() {
 		}
 		imp := importLike(b.nodes[it.node].Type)
 		b.curImport = imp
-		b.walkDefs(int(it.node), int(it.node), imp, imp)
+		b.walkDefs(int(it.node), imp)
 	}
-	b.a.rowDefs = make([][]int32, len(b.a.lines))
-	for id, rows := range b.a.defRows {
-		for _, r := range rows {
-			if int(r) < len(b.a.rowDefs) {
-				b.a.rowDefs[r] = appendUnique(b.a.rowDefs[r], int32(id))
+	if b.err != nil || len(b.a.defRows) == 0 {
+		return
+	}
+	// rowDefs lists each id once per row, ids in increasing order.
+	nRows := b.a.lines.n()
+	mark := make([]int32, nRows) // row -> 1 + last id listed on it
+	cb := newCSRBuilder(nRows)
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			cb.start()
+			clear(mark)
+		}
+		for id, rows := range b.a.defRows {
+			for _, r := range rows {
+				if b.stop() {
+					return
+				}
+				if r < 0 || int(r) >= nRows || mark[r] == int32(id)+1 {
+					continue
+				}
+				mark[r] = int32(id) + 1
+				if pass == 0 {
+					cb.count(r)
+				} else {
+					cb.put(r, int32(id))
+				}
 			}
 		}
 	}
+	b.a.rowDefs = cb.done()
 }
 
-func (b *builder) walkDefs(root, i int, imp, nameCtx bool) {
-	nd := &b.nodes[i]
-	if i != root && b.container[i] && b.itemOf[i] < 0 {
-		// Items of nested containers are analysed on their own.
-		return
+// walkDefs records the names that item root defines: leaves under name
+// fields (or every name and path of an import), not looking into nested
+// items or containers, which are analysed on their own. The walk is
+// iterative, in pre-order, so deep nesting costs no stack.
+func (b *builder) walkDefs(root int, imp bool) {
+	type frame struct {
+		end     int32
+		nameCtx bool
 	}
-	if i != root && b.itemOf[i] >= 0 {
-		return
-	}
-	if !imp {
-		if skipFields[nd.Field] {
+	stack := []frame{{end: int32(len(b.nodes)), nameCtx: imp}}
+	for i := root; i < int(b.nodes[root].End); {
+		if b.stop() {
 			return
 		}
-		if nameFields[nd.Field] {
-			nameCtx = true
+		nd := &b.nodes[i]
+		for len(stack) > 1 && stack[len(stack)-1].end <= int32(i) {
+			stack = stack[:len(stack)-1]
 		}
-	}
-	if nd.Leaf {
-		if !nd.Named || !nameCtx {
-			return
+		nameCtx := stack[len(stack)-1].nameCtx
+		if i != root && (b.container[i] || b.itemOf[i] >= 0) {
+			// Items of nested containers are analysed on their own.
+			i = int(nd.End)
+			continue
 		}
-		name := b.text(i)
-		if isIdentifierType(nd.Type) && !ignoredNames[name] {
-			b.defLeaf[i] = true
-			b.addDef(name, int32(nd.StartRow))
-		} else if imp && strings.Contains(nd.Type, "string") {
-			b.addImportPath(name, int32(nd.StartRow))
+		if !imp {
+			if skipFields[nd.Field] {
+				i = int(nd.End)
+				continue
+			}
+			if nameFields[nd.Field] {
+				nameCtx = true
+			}
 		}
-		return
-	}
-	if imp && (nd.Type == "interpreted_string_literal" || nd.Type == "string_literal" || nd.Type == "raw_string_literal") {
-		b.addImportPath(b.text(i), int32(nd.StartRow))
-		return
-	}
-	for c := i + 1; c < int(nd.End); c = int(b.nodes[c].End) {
-		b.walkDefs(root, c, imp, nameCtx)
+		if nd.Leaf {
+			if nd.Named && nameCtx {
+				name := b.text(i)
+				if isIdentifierType(nd.Type) && !ignoredNames[name] {
+					b.defLeaf[i] = true
+					b.addDef(name, int32(nd.StartRow))
+				} else if imp && strings.Contains(nd.Type, "string") {
+					b.addImportPath(name, int32(nd.StartRow))
+				}
+			}
+			i = int(nd.End)
+			continue
+		}
+		if imp && (nd.Type == "interpreted_string_literal" || nd.Type == "string_literal" || nd.Type == "raw_string_literal") {
+			b.addImportPath(b.text(i), int32(nd.StartRow))
+			i = int(nd.End)
+			continue
+		}
+		stack = append(stack, frame{end: nd.End, nameCtx: nameCtx})
+		i++
 	}
 }
 
@@ -333,15 +418,6 @@ func (b *builder) addImportPath(lit string, row int32) {
 	if lit != "" {
 		b.addDef(lit, row)
 	}
-}
-
-func (b *builder) addOwned(owned [][]ownedRow, own, r int32, closing bool) {
-	rows := owned[own]
-	if k := len(rows) - 1; k >= 0 && rows[k].row == r {
-		rows[k].nonClosing = rows[k].nonClosing || !closing
-		return
-	}
-	owned[own] = append(rows, ownedRow{row: r, nonClosing: !closing})
 }
 
 // softLeaf reports multi-line tokens whose middle rows may be replaced by
@@ -381,23 +457,46 @@ func (b *builder) softLeaf(i int, txt string) bool {
 
 // ownedRow is one row on which an item owns leaves.
 type ownedRow struct {
+	item       int32
 	row        int32
 	nonClosing bool
 }
 
+// softAt returns 1 + the item whose multi-line token spans row r in its
+// middle, or 0.
+func (b *builder) softAt(r int32) int32 {
+	if b.soft == nil {
+		return 0
+	}
+	return b.soft[r]
+}
+
 // scanLeaves assigns every non-blank leaf's rows to its owning item and
-// records uses of defined names.
-func (b *builder) scanLeaves() [][]ownedRow {
+// records uses of defined names. It returns the owned rows grouped by item,
+// each item's rows in leaf order.
+func (b *builder) scanLeaves() csrOwned {
 	a := b.a
-	owned := make([][]ownedRow, len(a.items))
-	b.soft = make([]int32, len(a.lines))
-	lastItem := make(map[int32]int32)
-	a.useNames = make([][]int32, len(a.lines))
+	nRows := a.lines.n()
+	var owned []ownedRow
+	lastOwned := make([]int32, len(a.items)) // item -> 1 + its last entry in owned
+	lastItem := make([]int32, len(b.nodes))  // container node -> 1 + its last item child seen
+	var uses []int32                         // row, id pairs in leaf order
+	addOwned := func(own, r int32, closing bool) {
+		if k := lastOwned[own] - 1; k >= 0 && owned[k].row == r {
+			owned[k].nonClosing = owned[k].nonClosing || !closing
+			return
+		}
+		owned = append(owned, ownedRow{item: own, row: r, nonClosing: !closing})
+		lastOwned[own] = int32(len(owned))
+	}
 	for i := 1; i < len(b.nodes); i++ {
+		if b.stop() {
+			return csrOwned{}
+		}
 		nd := &b.nodes[i]
 		p := nd.Parent
 		if b.itemOf[i] >= 0 && p >= 0 {
-			lastItem[p] = b.itemOf[i]
+			lastItem[p] = b.itemOf[i] + 1
 		}
 		if !nd.Leaf || nd.EndByte <= nd.StartByte {
 			continue
@@ -410,38 +509,42 @@ func (b *builder) scanLeaves() [][]ownedRow {
 		if !nd.Named && (nd.Type == "," || nd.Type == ";" || nd.Type == ":") && b.container[p] {
 			// A separator leaves with the item before it, so dropping that
 			// item does not strand its comma.
-			if li, ok := lastItem[p]; ok {
-				own = li
+			if li := lastItem[p]; li > 0 {
+				own = li - 1
 			}
 		}
 		closing := !nd.Named && closingTokens[nd.Type]
 		last := int32(nd.LastRow())
-		if int(last) >= len(a.lines) {
-			last = int32(len(a.lines) - 1)
+		if int(last) >= nRows {
+			last = int32(nRows - 1)
 		}
 		if last > int32(nd.StartRow)+1 && b.softLeaf(i, txt) {
 			// Inside a block comment or a multi-line string a placeholder
 			// is just more text, so only the opening and closing rows are
 			// needed; the middle rows still lead to the item.
+			if b.soft == nil {
+				b.soft = make([]int32, nRows)
+			}
 			for r := int32(nd.StartRow) + 1; r < last; r++ {
+				if b.stop() {
+					return csrOwned{}
+				}
 				b.soft[r] = own + 1
 			}
-			b.addOwned(owned, own, int32(nd.StartRow), closing)
-			b.addOwned(owned, own, last, closing)
+			addOwned(own, int32(nd.StartRow), closing)
+			addOwned(own, last, closing)
 			continue
 		}
 		for r := int32(nd.StartRow); r <= last; r++ {
-			rows := owned[own]
-			if k := len(rows) - 1; k >= 0 && rows[k].row == r {
-				rows[k].nonClosing = rows[k].nonClosing || !closing
-				continue
+			if b.stop() {
+				return csrOwned{}
 			}
-			owned[own] = append(rows, ownedRow{row: r, nonClosing: !closing})
+			addOwned(own, r, closing)
 		}
 		if nd.Named && isIdentifierType(nd.Type) {
 			if id, ok := b.nameIDs[txt]; ok && !b.defLeaf[i] {
 				r := int32(nd.StartRow)
-				a.useNames[r] = appendUnique(a.useNames[r], id)
+				uses = append(uses, r, id)
 				// Leaves come in row order, so a repeat is always last.
 				if u := a.useRows[id]; len(u) == 0 || u[len(u)-1] != r {
 					a.useRows[id] = append(u, r)
@@ -449,43 +552,109 @@ func (b *builder) scanLeaves() [][]ownedRow {
 			}
 		}
 	}
-	return owned
+	b.buildUseNames(uses)
+	// Group the owned rows by item, keeping their order.
+	ob := newCSRBuilder(len(a.items))
+	for _, o := range owned {
+		ob.count(o.item)
+	}
+	ob.start()
+	for k, o := range owned {
+		ob.put(o.item, int32(k))
+	}
+	return csrOwned{idx: ob.done(), rows: owned}
 }
 
-func appendUnique(xs []int32, x int32) []int32 {
-	if len(xs) > 0 && xs[len(xs)-1] == x {
-		return xs
+// csrOwned is scanLeaves' result: idx lists, per item, indices into rows.
+type csrOwned struct {
+	idx  csr
+	rows []ownedRow
+}
+
+// buildUseNames stores the (row, id) pairs of uses as useNames: per row,
+// each id once, in order of first use.
+func (b *builder) buildUseNames(uses []int32) {
+	if len(uses) == 0 || b.err != nil {
+		return
 	}
-	for _, y := range xs {
-		if y == x {
-			return xs
+	cb := newCSRBuilder(b.a.lines.n())
+	for k := 0; k < len(uses); k += 2 {
+		cb.count(uses[k])
+	}
+	cb.start()
+	for k := 0; k < len(uses); k += 2 {
+		cb.put(uses[k], uses[k+1])
+	}
+	c := cb.done()
+	// Keep the first use of each id per row: ids listed on row r are
+	// marked r+1.
+	mark := make([]int32, len(b.a.defRows))
+	w := int32(0)
+	for r := 0; r+1 < len(c.off); r++ {
+		lo, hi := c.off[r], c.off[r+1]
+		c.off[r] = w
+		for k := lo; k < hi; k++ {
+			if b.stop() {
+				return
+			}
+			id := c.data[k]
+			if mark[id] == int32(r)+1 {
+				continue
+			}
+			mark[id] = int32(r) + 1
+			c.data[w] = id
+			w++
 		}
 	}
-	return append(xs, x)
+	c.off[len(c.off)-1] = w
+	c.data = c.data[:w:w]
+	b.a.useNames = c
 }
 
 // buildSkeletons computes, per item, the rows that must stay whenever any
 // row of the item stays: rows of its own tokens plus rows of its span that
 // no nested container covers (continuations of multi-line statements).
-func (b *builder) buildSkeletons(owned [][]ownedRow) {
+// Skeletons share one backing array; the work is linear in the owned rows,
+// the containers and the rows of the items' spans outside containers.
+func (b *builder) buildSkeletons(owned csrOwned) {
 	a := b.a
 	nItems := len(a.items)
-	holes := make([][][2]int32, nItems)
+	// Containers come in pre-order, so each item's holes come sorted by
+	// start row.
+	hb := newCSRBuilder(nItems)
 	hasBody := make([]bool, nItems)
-	for i := range b.nodes {
-		if !b.container[i] {
-			continue
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			hb.start()
 		}
-		o := b.owner[i]
-		nd := &b.nodes[i]
-		holes[o] = append(holes[o], [2]int32{int32(nd.StartRow), int32(nd.LastRow())})
-		if i != 0 && !literalContainers[nd.Type] {
-			hasBody[o] = true
+		for i := range b.nodes {
+			if b.stop() {
+				return
+			}
+			if !b.container[i] {
+				continue
+			}
+			o := b.owner[i]
+			if pass == 0 {
+				hb.count(o)
+				if i != 0 && !literalContainers[b.nodes[i].Type] {
+					hasBody[o] = true
+				}
+			} else {
+				hb.put(o, int32(i))
+			}
 		}
 	}
-	a.rowItems = make([][]int32, len(a.lines))
-	maxRow := int32(len(a.lines) - 1)
+	holes := hb.done()
+	maxRow := int32(a.lines.n() - 1)
+	var all []skelRow
+	offs := make([]int32, nItems+1)
+	var own, gaps []skelRow // scratch, reused across items
+	var spans [][2]int32
 	for idx := range a.items {
+		if b.stop() {
+			return
+		}
 		it := &a.items[idx]
 		if it.end > maxRow {
 			it.end = maxRow
@@ -494,7 +663,7 @@ func (b *builder) buildSkeletons(owned [][]ownedRow) {
 		if k == kindOther && hasBody[idx] && !importLike(b.nodes[it.node].Type) {
 			k = kindScope
 		}
-		var rowReason = func(nonClosing bool) Reason {
+		rowReason := func(nonClosing bool) Reason {
 			if !nonClosing {
 				return ReasonBracket
 			}
@@ -506,49 +675,125 @@ func (b *builder) buildSkeletons(owned [][]ownedRow) {
 			}
 			return ReasonStatement
 		}
-		rows := make(map[int32]Reason)
-		for _, o := range owned[idx] {
-			rows[o.row] = rowReason(o.nonClosing)
+		// The item's own rows, sorted, the last entry of a row winning.
+		own = own[:0]
+		sorted := true
+		for _, o := range owned.idx.row(int32(idx)) {
+			or := &owned.rows[o]
+			if n := len(own); n > 0 && own[n-1].row >= or.row {
+				sorted = false
+			}
+			own = append(own, skelRow{row: or.row, reason: rowReason(or.nonClosing)})
 		}
+		if !sorted {
+			sort.SliceStable(own, func(x, y int) bool { return own[x].row < own[y].row })
+			w := 0
+			for _, o := range own {
+				if w > 0 && own[w-1].row == o.row {
+					own[w-1] = o
+					continue
+				}
+				own[w] = o
+				w++
+			}
+			own = own[:w]
+		}
+		// Rows of the span outside every hole (and outside soft tokens).
+		gaps = gaps[:0]
 		if idx != 0 {
-			hs := holes[idx]
-			sort.Slice(hs, func(x, y int) bool { return hs[x][0] < hs[y][0] })
+			hs := holes.row(int32(idx))
 			r := it.start
-			for _, h := range hs {
-				for ; r < h[0] && r <= it.end; r++ {
-					if _, ok := rows[r]; !ok && b.soft[r] == 0 {
-						rows[r] = ReasonStatement
+			addGaps := func(to int32) bool {
+				for ; r < to && r <= it.end; r++ {
+					if b.stop() {
+						return false
 					}
+					if b.softAt(r) == 0 {
+						gaps = append(gaps, skelRow{row: r, reason: ReasonStatement})
+					}
+				}
+				return true
+			}
+			spans = spans[:0]
+			for _, h := range hs {
+				hn := &b.nodes[h]
+				spans = append(spans, [2]int32{int32(hn.StartRow), int32(hn.LastRow())})
+			}
+			if !slices.IsSortedFunc(spans, func(x, y [2]int32) int { return cmp.Compare(x[0], y[0]) }) {
+				slices.SortFunc(spans, func(x, y [2]int32) int { return cmp.Compare(x[0], y[0]) })
+			}
+			for _, h := range spans {
+				if !addGaps(h[0]) {
+					return
 				}
 				if h[1]+1 > r {
 					r = h[1] + 1
 				}
 			}
-			for ; r <= it.end; r++ {
-				if _, ok := rows[r]; !ok && b.soft[r] == 0 {
-					rows[r] = ReasonStatement
+			if !addGaps(it.end + 1) {
+				return
+			}
+		}
+		// Merge: an own row wins over a gap row.
+		offs[idx] = int32(len(all))
+		x, y := 0, 0
+		for x < len(own) || y < len(gaps) {
+			var s skelRow
+			switch {
+			case y == len(gaps) || (x < len(own) && own[x].row <= gaps[y].row):
+				if y < len(gaps) && own[x].row == gaps[y].row {
+					y++
+				}
+				s = own[x]
+				x++
+			default:
+				s = gaps[y]
+				y++
+			}
+			if s.row < 0 || s.row > maxRow {
+				continue
+			}
+			all = append(all, s)
+		}
+	}
+	offs[nItems] = int32(len(all))
+	for idx := range a.items {
+		a.items[idx].skel = all[offs[idx]:offs[idx+1]:offs[idx+1]]
+	}
+	// rowItems: per row, the items whose skeleton holds it, item by item,
+	// then the item whose soft token spans it.
+	rb := newCSRBuilder(a.lines.n())
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			rb.start()
+		}
+		for idx := range a.items {
+			for _, s := range a.items[idx].skel {
+				if b.stop() {
+					return
+				}
+				if pass == 0 {
+					rb.count(s.row)
+				} else {
+					rb.put(s.row, int32(idx))
 				}
 			}
 		}
-		it.skel = make([]skelRow, 0, len(rows))
-		for r, why := range rows {
-			if r < 0 || r > maxRow {
-				continue
+		for r, it := range b.soft {
+			if it > 0 {
+				if pass == 0 {
+					rb.count(int32(r))
+				} else {
+					rb.put(int32(r), it-1)
+				}
 			}
-			it.skel = append(it.skel, skelRow{row: r, reason: why})
-		}
-		sort.Slice(it.skel, func(x, y int) bool { return it.skel[x].row < it.skel[y].row })
-		for _, s := range it.skel {
-			a.rowItems[s.row] = append(a.rowItems[s.row], int32(idx))
 		}
 	}
-	for r, it := range b.soft {
-		if it > 0 {
-			a.rowItems[r] = append(a.rowItems[r], it-1)
-		}
-	}
+	a.rowItems = rb.done()
 	b.linkCompanions()
-	b.findReturns()
+	if b.err == nil {
+		b.findReturns()
+	}
 }
 
 // linkCompanions adds rows that must come along with an item although they
@@ -556,13 +801,20 @@ func (b *builder) buildSkeletons(owned [][]ownedRow) {
 // the case headers of a Python match (a match needs at least one case).
 func (b *builder) linkCompanions() {
 	a := b.a
+	var pending []int32
 	for i := range b.nodes {
+		if b.stop() {
+			return
+		}
 		if !b.container[i] {
 			continue
 		}
-		var pending []int32
+		pending = pending[:0]
 		isMatch := b.a.lang == syntax.Python && i > 0 && b.nodes[b.nodes[i].Parent].Type == "match_statement"
 		for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
+			if b.stop() {
+				return
+			}
 			idx := b.itemOf[c]
 			if idx < 0 {
 				continue
@@ -596,6 +848,9 @@ func (b *builder) linkCompanions() {
 func (b *builder) findReturns() {
 	a := b.a
 	for idx := 1; idx < len(a.items); idx++ {
+		if b.stop() {
+			return
+		}
 		it := &a.items[idx]
 		body := b.functionBody(int(it.node))
 		if body < 0 {
@@ -603,6 +858,9 @@ func (b *builder) findReturns() {
 		}
 		last := -1
 		for c := body + 1; c < int(b.nodes[body].End); c = int(b.nodes[c].End) {
+			if b.stop() {
+				return
+			}
 			if b.itemOf[c] >= 0 && !strings.Contains(b.nodes[c].Type, "comment") {
 				last = c
 			}
@@ -642,19 +900,29 @@ func (b *builder) functionBody(i int) int {
 // rows so rendering can put `pass` into a block left empty.
 func (b *builder) collectPyBlocks() {
 	for i := 1; i < len(b.nodes); i++ {
+		if b.stop() {
+			return
+		}
 		if !b.container[i] || b.nodes[i].Type != "block" {
 			continue
 		}
 		header := int32(-1)
 		// The ':' that opens the block lies inside the parent, before it.
 		for k := i - 1; k > int(b.nodes[i].Parent); k-- {
+			if b.stop() {
+				return
+			}
 			if b.nodes[k].Leaf && b.nodes[k].EndByte > b.nodes[k].StartByte && b.nodes[k].Type != "comment" {
 				header = int32(b.nodes[k].LastRow())
 				break
 			}
 		}
-		pb := pyBlock{header: header, first: -1}
+		mark := len(b.a.pyStmts)
+		pb := pyBlock{header: header, first: -1, stmts: int32(mark)}
 		for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
+			if b.stop() {
+				return
+			}
 			if b.itemOf[c] < 0 || b.nodes[c].Type == "comment" {
 				continue
 			}
@@ -662,10 +930,13 @@ func (b *builder) collectPyBlocks() {
 			if pb.first < 0 {
 				pb.first = r
 			}
-			pb.stmtRows = append(pb.stmtRows, r)
+			b.a.pyStmts = append(b.a.pyStmts, r)
 		}
 		if header >= 0 && pb.first >= 0 {
+			pb.stmtsEnd = int32(len(b.a.pyStmts))
 			b.a.pyBlocks = append(b.a.pyBlocks, pb)
+		} else {
+			b.a.pyStmts = b.a.pyStmts[:mark]
 		}
 	}
 }

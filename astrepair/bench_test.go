@@ -62,7 +62,7 @@ func BenchmarkRepair(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				_ = a.Render(res.Keep)
+				_, _ = a.Render(ctx, res.Keep)
 			}
 		})
 	}
@@ -92,7 +92,7 @@ func BenchmarkRepairAnalysed(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				_ = a.Render(res.Keep)
+				_, _ = a.Render(ctx, res.Keep)
 			}
 		})
 	}

@@ -77,7 +77,7 @@ func TestRepairedOutputParsesClean(t *testing.T) {
 				keep := randomMask(rng, a.Lines(), d, k%2 == 1)
 				res, err := a.Repair(ctx, keep)
 				require.NoError(t, err)
-				out := a.Render(res.Keep)
+				out := renderA(t, a, res.Keep)
 				tree, err := syntax.Parse(ctx, lang, []byte(out.Text))
 				require.NoError(t, err)
 				rates[lang].total++
@@ -187,7 +187,7 @@ func TestSingleLineClosuresParseClean(t *testing.T) {
 			keep[line] = true
 			res, err := a.Repair(ctx, keep)
 			require.NoError(t, err)
-			out := a.Render(res.Keep)
+			out := renderA(t, a, res.Keep)
 			tree, err := syntax.Parse(ctx, lang, []byte(out.Text))
 			require.NoError(t, err)
 			if tree.Errors > 0 {

@@ -11,8 +11,8 @@ import (
 
 func (a *Analysis) checkRows(rows []int) error {
 	for _, r := range rows {
-		if r < 0 || r >= len(a.lines) {
-			return fmt.Errorf("line %d of %d: %w", r, len(a.lines), ErrLineRange)
+		if r < 0 || r >= a.lines.n() {
+			return fmt.Errorf("line %d of %d: %w", r, a.lines.n(), ErrLineRange)
 		}
 	}
 	return nil
@@ -46,6 +46,7 @@ func (a *Analysis) Structure(ctx context.Context, rows []int) ([]int, error) {
 	out := map[int32]bool{}
 	done := map[int32]bool{}
 	var queue []int32
+	var tk ticker
 	push := func(r int32) {
 		if input[r] || out[r] {
 			return
@@ -53,28 +54,44 @@ func (a *Analysis) Structure(ctx context.Context, rows []int) ([]int, error) {
 		out[r] = true
 		queue = append(queue, r)
 	}
-	visit := func(from int32) {
-		for _, it := range a.rowItems[from] {
+	// Items are done when their skeleton is pushed; done is upward closed,
+	// so each item is visited once.
+	visit := func(from int32) bool {
+		for _, it := range a.rowItems.row(from) {
 			for j := it; j >= 0 && !done[j]; j = a.items[j].parent {
+				if tk.stop(ctx) {
+					return false
+				}
 				done[j] = true
 				for _, sk := range a.items[j].skel {
+					if tk.stop(ctx) {
+						return false
+					}
 					push(sk.row)
 				}
 			}
 		}
+		return true
 	}
 	for _, r := range sorted {
-		visit(int32(r))
+		if !visit(int32(r)) {
+			return nil, fmt.Errorf("structure: %w", ctx.Err())
+		}
 	}
 	for len(queue) > 0 {
 		r := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		visit(r)
+		if !visit(r) {
+			return nil, fmt.Errorf("structure: %w", ctx.Err())
+		}
 	}
 	// A given line is needed by another given line when one of its items
 	// spans that other line (a class header and a kept method line).
 	for _, r := range sorted {
-		for _, it := range a.rowItems[r] {
+		for _, it := range a.rowItems.row(int32(r)) {
+			if tk.stop(ctx) {
+				return nil, fmt.Errorf("structure: %w", ctx.Err())
+			}
 			lo := sort.SearchInts(sorted, int(a.items[it].start))
 			hi := sort.SearchInts(sorted, int(a.items[it].end)+1)
 			if hi-lo > 1 {
@@ -88,16 +105,23 @@ func (a *Analysis) Structure(ctx context.Context, rows []int) ([]int, error) {
 
 // Definitions returns the lines that define names used on line: imports
 // and file-level definitions (functions, classes, types, constants).
-func (a *Analysis) Definitions(line int) ([]int, error) {
+func (a *Analysis) Definitions(ctx context.Context, line int) ([]int, error) {
 	if err := a.checkRows([]int{line}); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("definitions: %w", err)
 	}
 	if !a.parsed {
 		return nil, nil
 	}
+	var tk ticker
 	out := map[int32]bool{}
-	for _, id := range a.useNames[line] {
+	for _, id := range a.useNames.row(int32(line)) {
 		for _, d := range a.defRows[id] {
+			if tk.stop(ctx) {
+				return nil, fmt.Errorf("definitions: %w", ctx.Err())
+			}
 			out[d] = true
 		}
 	}
@@ -107,19 +131,26 @@ func (a *Analysis) Definitions(line int) ([]int, error) {
 // CallSites returns the lines that use a name defined on line by a
 // definition that is not an import (uses of imported names are everywhere
 // and say little).
-func (a *Analysis) CallSites(line int) ([]int, error) {
+func (a *Analysis) CallSites(ctx context.Context, line int) ([]int, error) {
 	if err := a.checkRows([]int{line}); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("call sites: %w", err)
 	}
 	if !a.parsed {
 		return nil, nil
 	}
+	var tk ticker
 	out := map[int32]bool{}
-	for _, id := range a.rowDefs[line] {
+	for _, id := range a.rowDefs.row(int32(line)) {
 		if a.imported[id] {
 			continue
 		}
 		for _, u := range a.useRows[id] {
+			if tk.stop(ctx) {
+				return nil, fmt.Errorf("call sites: %w", ctx.Err())
+			}
 			if int(u) != line {
 				out[u] = true
 			}

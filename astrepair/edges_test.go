@@ -24,27 +24,27 @@ func TestEdges(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{5}, st, "a given header is reported when another given line needs it")
 
-	defs, err := a.Definitions(6)
+	defs, err := a.Definitions(ctx, 6)
 	require.NoError(t, err)
 	assert.Equal(t, []int{2}, defs)
 
-	defs, err = a.Definitions(2)
+	defs, err = a.Definitions(ctx, 2)
 	require.NoError(t, err)
 	assert.Equal(t, []int{0}, defs, "the helper's signature uses the imported Sequence")
 
-	calls, err := a.CallSites(2)
+	calls, err := a.CallSites(ctx, 2)
 	require.NoError(t, err)
 	assert.Equal(t, []int{6}, calls)
 
-	calls, err = a.CallSites(0)
+	calls, err = a.CallSites(ctx, 0)
 	require.NoError(t, err)
 	assert.Empty(t, calls, "uses of imported names are not call sites")
 
 	_, err = a.Structure(ctx, []int{-1})
 	assert.ErrorIs(t, err, ErrLineRange)
-	_, err = a.Definitions(100)
+	_, err = a.Definitions(ctx, 100)
 	assert.ErrorIs(t, err, ErrLineRange)
-	_, err = a.CallSites(7)
+	_, err = a.CallSites(ctx, 7)
 	assert.ErrorIs(t, err, ErrLineRange)
 
 	text, err := Analyze(ctx, "a\nb\n", syntax.Text)

@@ -53,9 +53,9 @@ func FuzzRepairRender(f *testing.F) {
 				require.Equal(t, ReasonKept, res.Reason[i])
 			}
 		}
-		out := a.Render(res.Keep)
+		out := renderA(t, a, res.Keep)
 		assertKeptVerbatim(t, text, res.Keep, out)
-		plain := Render(text, lang, keep)
+		plain := render(t, text, lang, keep)
 		assertKeptVerbatim(t, text, keep, plain)
 		// Adding the kept lines one by one must end where Repair does.
 		sel := a.NewSelection()
@@ -105,7 +105,7 @@ func TestHostileInputs(t *testing.T) {
 			}
 			res, err := a.Repair(ctx, keep)
 			require.NoError(t, err)
-			out := a.Render(res.Keep)
+			out := renderA(t, a, res.Keep)
 			assertKeptVerbatim(t, tc.text, res.Keep, out)
 		})
 	}
@@ -118,6 +118,6 @@ func TestUnknownLanguageIsSafe(t *testing.T) {
 	res, err := Repair(ctx, text, lang, []bool{true, false, false})
 	require.NoError(t, err)
 	require.Equal(t, []bool{true, false, false}, res.Keep)
-	out := Render(text, lang, res.Keep)
+	out := render(t, text, lang, res.Keep)
 	require.Equal(t, "IDENTIFICATION DIVISION.\n... 2 lines omitted ...\n", out.Text)
 }

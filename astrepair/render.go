@@ -2,6 +2,7 @@ package astrepair
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -49,23 +50,31 @@ func WithCommentPrefix(prefix string) RenderOption {
 // omitted (40-51)`), and puts `pass` into Python blocks the removal would
 // leave empty. Non-code text gets `... 12 lines omitted ...`. Mask entries
 // past the last line are ignored and missing entries count as removed, so
-// Render never fails; Python text is parsed to find empty blocks, and if
-// that parse is impossible (text too large) fillers are skipped.
-func Render(text string, lang syntax.Language, keep []bool, opts ...RenderOption) Rendered {
+// Render fails only when ctx is done; Python text is parsed to find empty
+// blocks, and if that parse is impossible (text too large) fillers are
+// skipped.
+func Render(ctx context.Context, text string, lang syntax.Language, keep []bool, opts ...RenderOption) (Rendered, error) {
 	// Only Python needs the tree (for fillers); other languages render from
 	// the lines alone.
 	if lang == syntax.Python {
-		if a, err := Analyze(context.Background(), text, lang); err == nil {
-			return a.Render(keep, opts...)
+		a, err := Analyze(ctx, text, lang)
+		if err == nil {
+			return a.Render(ctx, keep, opts...)
+		}
+		if ctx.Err() != nil {
+			return Rendered{}, fmt.Errorf("render: %w", ctx.Err())
 		}
 	}
-	a := &Analysis{lang: lang, text: text, lines: syntax.SplitLines(text)}
-	return a.Render(keep, opts...)
+	a := &Analysis{lang: lang, text: text, lines: newLineIndex(text)}
+	return a.Render(ctx, keep, opts...)
 }
 
 // Render renders keep over the analysed text; see the package function
-// Render.
-func (a *Analysis) Render(keep []bool, opts ...RenderOption) Rendered {
+// Render. The work is linear in the lines.
+func (a *Analysis) Render(ctx context.Context, keep []bool, opts ...RenderOption) (Rendered, error) {
+	if err := ctx.Err(); err != nil {
+		return Rendered{}, fmt.Errorf("render: %w", err)
+	}
 	cfg := renderConfig{comment: a.lang.LineComment()}
 	for _, o := range opts {
 		if o != nil {
@@ -74,22 +83,33 @@ func (a *Analysis) Render(keep []bool, opts ...RenderOption) Rendered {
 	}
 	code := a.lang.IsCode() || (cfg.hasComment && cfg.comment != "")
 	kept := func(r int) bool { return r >= 0 && r < len(keep) && keep[r] }
-	filler := a.fillerRows(kept)
+	filler, err := a.fillerRows(ctx, kept)
+	if err != nil {
+		return Rendered{}, err
+	}
+	var tk ticker
 	var sb strings.Builder
 	sb.Grow(len(a.text) / 2)
 	var out Rendered
 	outLine := 0
-	lines := a.lines
-	for r := 0; r < len(lines); {
+	lines := &a.lines
+	n := lines.n()
+	for r := 0; r < n; {
+		if tk.stop(ctx) {
+			return Rendered{}, fmt.Errorf("render: %w", ctx.Err())
+		}
 		if kept(r) {
-			sb.WriteString(a.text[lines[r].Start:lines[r].TermEnd])
+			sb.WriteString(a.text[lines.start(r):lines.termEnd(r)])
 			outLine++
 			r++
 			continue
 		}
 		first := r
 		needPass := false
-		for r < len(lines) && !kept(r) {
+		for r < n && !kept(r) {
+			if tk.stop(ctx) {
+				return Rendered{}, fmt.Errorf("render: %w", ctx.Err())
+			}
 			if filler[r] {
 				needPass = true
 			}
@@ -98,7 +118,10 @@ func (a *Analysis) Render(keep []bool, opts ...RenderOption) Rendered {
 		last := r - 1
 		indentRow := first
 		for k := first; k <= last; k++ {
-			if strings.TrimSpace(a.text[lines[k].Start:lines[k].End]) != "" {
+			if tk.stop(ctx) {
+				return Rendered{}, fmt.Errorf("render: %w", ctx.Err())
+			}
+			if strings.TrimSpace(lines.content(k)) != "" {
 				indentRow = k
 				break
 			}
@@ -113,7 +136,7 @@ func (a *Analysis) Render(keep []bool, opts ...RenderOption) Rendered {
 		}
 		count := last - first + 1
 		if code {
-			sb.WriteString(indentOf(a.text[lines[indentRow].Start:lines[indentRow].End]))
+			sb.WriteString(indentOf(lines.content(indentRow)))
 			if needPass {
 				sb.WriteString("pass  ")
 			}
@@ -139,27 +162,34 @@ func (a *Analysis) Render(keep []bool, opts ...RenderOption) Rendered {
 				sb.WriteString(" lines omitted ...")
 			}
 		}
-		sb.WriteString(a.text[lines[last].End:lines[last].TermEnd])
+		sb.WriteString(a.text[lines.end(last):lines.termEnd(last)])
 		out.Placeholders = append(out.Placeholders, Placeholder{OutputLine: outLine, FirstLine: first + 1, LastLine: last + 1})
 		outLine++
 	}
 	out.Text = sb.String()
-	return out
+	return out, nil
 }
 
 // fillerRows marks, for Python, the first statement row of every block
 // whose header is kept but whose statements are all removed.
-func (a *Analysis) fillerRows(kept func(int) bool) map[int]bool {
+func (a *Analysis) fillerRows(ctx context.Context, kept func(int) bool) (map[int]bool, error) {
 	if len(a.pyBlocks) == 0 {
-		return nil
+		return nil, nil
 	}
+	var tk ticker
 	var out map[int]bool
 	for _, b := range a.pyBlocks {
+		if tk.stop(ctx) {
+			return nil, fmt.Errorf("render: %w", ctx.Err())
+		}
 		if !kept(int(b.header)) || kept(int(b.first)) {
 			continue
 		}
 		empty := true
-		for _, r := range b.stmtRows {
+		for _, r := range a.pyStmts[b.stmts:b.stmtsEnd] {
+			if tk.stop(ctx) {
+				return nil, fmt.Errorf("render: %w", ctx.Err())
+			}
 			if kept(int(r)) {
 				empty = false
 				break
@@ -172,7 +202,7 @@ func (a *Analysis) fillerRows(kept func(int) bool) map[int]bool {
 			out[int(b.first)] = true
 		}
 	}
-	return out
+	return out, nil
 }
 
 // indentOf returns the leading blanks of a line.

@@ -72,7 +72,7 @@ func TestRender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n := len(syntax.SplitLines(tt.src))
-			out := Render(tt.src, tt.lang, maskOf(n, tt.keep...))
+			out := render(t, tt.src, tt.lang, maskOf(n, tt.keep...))
 			assert.Equal(t, tt.want, out.Text)
 			if tt.ph != nil {
 				assert.Equal(t, tt.ph, out.Placeholders)
@@ -83,15 +83,15 @@ func TestRender(t *testing.T) {
 
 func TestRenderMaskLengthTolerance(t *testing.T) {
 	src := lines("a", "b", "c")
-	short := Render(src, syntax.Text, []bool{true})
+	short := render(t, src, syntax.Text, []bool{true})
 	assert.Equal(t, lines("a", "... 2 lines omitted ..."), short.Text)
-	long := Render(src, syntax.Text, []bool{true, true, true, true, true})
+	long := render(t, src, syntax.Text, []bool{true, true, true, true, true})
 	assert.Equal(t, src, long.Text)
 }
 
 func TestRenderCommentPrefix(t *testing.T) {
 	src := lines("echo a", "echo b", "echo c")
-	out := Render(src, syntax.Text, maskOf(3, 1), WithCommentPrefix("#"))
+	out := render(t, src, syntax.Text, maskOf(3, 1), WithCommentPrefix("#"))
 	assert.Equal(t, lines("echo a", "# ... 2 lines omitted (2-3)"), out.Text)
 }
 
@@ -108,7 +108,7 @@ func TestRenderPythonFillerAfterRepair(t *testing.T) {
 	)
 	res, err := Repair(ctx, src, syntax.Python, maskOf(7, 6), WithReturns(false))
 	require.NoError(t, err)
-	out := Render(src, syntax.Python, res.Keep)
+	out := render(t, src, syntax.Python, res.Keep)
 	assert.Equal(t, lines(
 		"class A:",
 		"    # ... 3 lines omitted (2-4)",
@@ -120,4 +120,20 @@ func TestRenderPythonFillerAfterRepair(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, tree.Errors)
 	assert.True(t, strings.HasSuffix(out.Text, "\n"))
+}
+
+// render is Render for tests, failing t on an error.
+func render(t testing.TB, text string, lang syntax.Language, keep []bool, opts ...RenderOption) Rendered {
+	t.Helper()
+	out, err := Render(context.Background(), text, lang, keep, opts...)
+	require.NoError(t, err)
+	return out
+}
+
+// renderA is Analysis.Render for tests, failing t on an error.
+func renderA(t testing.TB, a *Analysis, keep []bool, opts ...RenderOption) Rendered {
+	t.Helper()
+	out, err := a.Render(context.Background(), keep, opts...)
+	require.NoError(t, err)
+	return out
 }

@@ -65,16 +65,29 @@ func newConfig(opts []Option) config {
 	return c
 }
 
+// Item levels recorded by a closure. Both are upward closed: when an item
+// has a level, every enclosing item has at least that level, so a walk up
+// the ancestors stops at the first item that already has it, and each item
+// is handled at most twice per closure whatever the nesting depth.
+const (
+	// levelStructure: the item's skeleton has been added.
+	levelStructure uint8 = 1
+	// levelReturn: the skeleton and the trivial return have been added.
+	levelReturn uint8 = 2
+)
+
 // state is the mutable part of one closure computation. Closures of
 // single lines touch few rows, so they use maps instead of full-length
 // slices.
 type state struct {
 	keep   []bool
 	reason []Reason
-	done   []bool
+	level  []uint8 // item -> levelStructure, levelReturn or 0
+	names  []bool  // name id -> its definitions have been added
 
-	sparse     map[int32]Reason
-	sparseDone map[int32]bool
+	sparse      map[int32]Reason
+	sparseLevel map[int32]uint8
+	sparseNames map[int32]bool
 
 	queue []int32
 	added []int32
@@ -82,6 +95,21 @@ type state struct {
 	// base, when set, is a committed selection this sparse state extends
 	// without modifying it.
 	base *state
+}
+
+// newDense returns a state with one entry per line, item and name.
+func (a *Analysis) newDense() *state {
+	return &state{
+		keep:   make([]bool, a.lines.n()),
+		reason: make([]Reason, a.lines.n()),
+		level:  make([]uint8, len(a.items)),
+		names:  make([]bool, len(a.defRows)),
+	}
+}
+
+// newSparse returns a state backed by maps, extending base when not nil.
+func newSparse(base *state) *state {
+	return &state{base: base, sparse: map[int32]Reason{}, sparseLevel: map[int32]uint8{}, sparseNames: map[int32]bool{}}
 }
 
 func (s *state) has(r int32) bool {
@@ -109,53 +137,91 @@ func (s *state) add(r int32, why Reason) {
 	s.added = append(s.added, r)
 }
 
-func (s *state) isDone(i int32) bool {
-	if s.base != nil && s.base.isDone(i) {
-		return true
+// levelOf returns the level item i has in s or its base.
+func (s *state) levelOf(i int32) uint8 {
+	var l uint8
+	if s.base != nil {
+		l = s.base.levelOf(i)
 	}
-	if s.sparseDone != nil {
-		return s.sparseDone[i]
+	own := uint8(0)
+	if s.sparseLevel != nil {
+		own = s.sparseLevel[i]
+	} else {
+		own = s.level[i]
 	}
-	return s.done[i]
+	return max(l, own)
 }
 
-func (s *state) markDone(i int32) {
-	if s.sparseDone != nil {
-		s.sparseDone[i] = true
+func (s *state) setLevel(i int32, l uint8) {
+	if s.sparseLevel != nil {
+		s.sparseLevel[i] = l
 	} else {
-		s.done[i] = true
+		s.level[i] = l
+	}
+}
+
+// nameDone reports whether the definitions of name id are in s or its
+// base; markName records that they are.
+func (s *state) nameDone(id int32) bool {
+	if s.base != nil && s.base.nameDone(id) {
+		return true
+	}
+	if s.sparseNames != nil {
+		return s.sparseNames[id]
+	}
+	return s.names[id]
+}
+
+func (s *state) markName(id int32) {
+	if s.sparseNames != nil {
+		s.sparseNames[id] = true
+	} else {
+		s.names[id] = true
 	}
 }
 
 // close adds the skeletons of every item that holds a queued row, and of
-// their enclosing items, until nothing new is added.
-func (a *Analysis) close(s *state, returns bool) {
+// their enclosing items, until nothing new is added. With returns, the
+// trivial returns of those items come too, also for items a dependency
+// hop closed without them.
+//
+// Each row is dequeued once and each item reaches each level once, so the
+// work is linear in the rows and skeleton entries visited.
+func (a *Analysis) close(ctx context.Context, s *state, returns bool) error {
+	want := levelStructure
+	if returns {
+		want = levelReturn
+	}
+	var tk ticker
 	for len(s.queue) > 0 {
 		r := s.queue[len(s.queue)-1]
 		s.queue = s.queue[:len(s.queue)-1]
-		for _, it := range a.rowItems[r] {
+		for _, it := range a.rowItems.row(r) {
 			for j := it; j >= 0; j = a.items[j].parent {
-				if s.isDone(j) {
-					// An item closed during a dependency hop has no return
-					// yet; a chosen line inside it still earns one.
-					if !returns {
-						break
-					}
-					if a.items[j].ret >= 0 {
-						s.add(a.items[j].ret, ReasonReturn)
-					}
-					continue
+				if tk.stop(ctx) {
+					return fmt.Errorf("repair: %w", ctx.Err())
 				}
-				s.markDone(j)
-				for _, sk := range a.items[j].skel {
-					s.add(sk.row, sk.reason)
+				l := s.levelOf(j)
+				if l >= want {
+					// Upward closed: every ancestor has the level too.
+					break
 				}
+				if l == 0 {
+					for _, sk := range a.items[j].skel {
+						if tk.stop(ctx) {
+							return fmt.Errorf("repair: %w", ctx.Err())
+						}
+						s.add(sk.row, sk.reason)
+					}
+				}
+				s.setLevel(j, want)
 				if returns && a.items[j].ret >= 0 {
 					s.add(a.items[j].ret, ReasonReturn)
 				}
 			}
 		}
 	}
+	return nil
 }
 
 // run applies every rule to the rows queued in s.
@@ -165,27 +231,40 @@ func (a *Analysis) run(ctx context.Context, s *state, cfg config) error {
 	}
 	frontier := append([]int32(nil), s.queue...)
 	start := len(s.added)
-	a.close(s, cfg.returns)
+	if err := a.close(ctx, s, cfg.returns); err != nil {
+		return err
+	}
 	frontier = append(frontier, s.added[start:]...)
 	return a.hops(ctx, s, frontier, cfg)
 }
 
 // hops follows definition edges from frontier for cfg.maxHops rounds,
-// closing over the structure of every line it adds.
+// closing over the structure of every line it adds. A name's definitions
+// are added once per state, however many lines use it.
 func (a *Analysis) hops(ctx context.Context, s *state, frontier []int32, cfg config) error {
+	var tk ticker
 	for hop := 1; hop <= cfg.maxHops && len(frontier) > 0; hop++ {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("repair: %w", err)
 		}
 		mark := len(s.added)
 		for _, r := range frontier {
-			for _, id := range a.useNames[r] {
+			for _, id := range a.useNames.row(r) {
+				if tk.stop(ctx) {
+					return fmt.Errorf("repair: %w", ctx.Err())
+				}
+				if s.nameDone(id) {
+					continue
+				}
+				s.markName(id)
 				for _, d := range a.defRows[id] {
 					s.add(d, ReasonDependency)
 				}
 			}
 		}
-		a.close(s, false)
+		if err := a.close(ctx, s, false); err != nil {
+			return err
+		}
 		frontier = append(frontier[:0], s.added[mark:]...)
 	}
 	return nil
@@ -193,22 +272,29 @@ func (a *Analysis) hops(ctx context.Context, s *state, frontier []int32, cfg con
 
 // structureOf returns line and the lines its structure needs, ignoring
 // what is already kept.
-func (a *Analysis) structureOf(line int32, returns bool) []int32 {
-	t := &state{sparse: map[int32]Reason{line: ReasonKept}, sparseDone: map[int32]bool{}, queue: []int32{line}}
-	a.close(t, returns)
-	return append([]int32{line}, t.added...)
+func (a *Analysis) structureOf(ctx context.Context, line int32, returns bool) ([]int32, error) {
+	t := newSparse(nil)
+	t.sparse[line] = ReasonKept
+	t.queue = append(t.queue, line)
+	if err := a.close(ctx, t, returns); err != nil {
+		return nil, err
+	}
+	return append([]int32{line}, t.added...), nil
 }
 
 // Repair returns keep with the lines syntax needs added back. The caller's
 // mask is not modified. A mask whose length differs from the line count
-// gives an error wrapping ErrMaskLength.
+// gives an error wrapping ErrMaskLength; a cancelled ctx gives its error.
+// The work is linear in the lines and syntax nodes of the text.
 func (a *Analysis) Repair(ctx context.Context, keep []bool, opts ...Option) (Result, error) {
-	if len(keep) != len(a.lines) {
-		return Result{}, fmt.Errorf("repair: %d mask entries for %d lines: %w", len(keep), len(a.lines), ErrMaskLength)
+	if len(keep) != a.lines.n() {
+		return Result{}, fmt.Errorf("repair: %d mask entries for %d lines: %w", len(keep), a.lines.n(), ErrMaskLength)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("repair: %w", err)
 	}
 	cfg := newConfig(opts)
-	n := len(a.lines)
-	s := &state{keep: make([]bool, n), reason: make([]Reason, n), done: make([]bool, len(a.items))}
+	s := a.newDense()
 	for i, k := range keep {
 		if k {
 			s.keep[i] = true
@@ -226,21 +312,27 @@ func (a *Analysis) Repair(ctx context.Context, keep []bool, opts ...Option) (Res
 // line is the only kept line: the repair cost of taking that line. The
 // result is sorted.
 func (a *Analysis) Closure(ctx context.Context, line int, opts ...Option) ([]int, error) {
-	if line < 0 || line >= len(a.lines) {
-		return nil, fmt.Errorf("closure of line %d of %d: %w", line, len(a.lines), ErrLineRange)
+	if line < 0 || line >= a.lines.n() {
+		return nil, fmt.Errorf("closure of line %d of %d: %w", line, a.lines.n(), ErrLineRange)
 	}
 	cfg := newConfig(opts)
-	s := &state{sparse: map[int32]Reason{int32(line): ReasonKept}, sparseDone: map[int32]bool{}}
+	s := newSparse(nil)
+	s.sparse[int32(line)] = ReasonKept
 	s.queue = append(s.queue, int32(line))
 	if err := a.run(ctx, s, cfg); err != nil {
 		return nil, err
 	}
-	out := make([]int, 0, len(s.added))
-	for _, r := range s.added {
+	return sortedInts(s.added), nil
+}
+
+// sortedInts returns rows as sorted ints.
+func sortedInts(rows []int32) []int {
+	out := make([]int, 0, len(rows))
+	for _, r := range rows {
 		out = append(out, int(r))
 	}
 	sort.Ints(out)
-	return out, nil
+	return out
 }
 
 // Repair analyses text and repairs keep in one call; see Analysis.Repair.
@@ -275,20 +367,19 @@ type Selection struct {
 
 // NewSelection starts an empty selection over the analysed text.
 func (a *Analysis) NewSelection(opts ...Option) *Selection {
-	n := len(a.lines)
-	return &Selection{a: a, cfg: newConfig(opts), s: &state{keep: make([]bool, n), reason: make([]Reason, n), done: make([]bool, len(a.items))}}
+	return &Selection{a: a, cfg: newConfig(opts), s: a.newDense()}
 }
 
 // Cost returns the lines that Add(line) would newly keep, line included
 // (empty when line is already kept), without changing the selection.
 func (sel *Selection) Cost(ctx context.Context, line int) ([]int, error) {
-	if line < 0 || line >= len(sel.a.lines) {
-		return nil, fmt.Errorf("cost of line %d of %d: %w", line, len(sel.a.lines), ErrLineRange)
+	if line < 0 || line >= sel.a.lines.n() {
+		return nil, fmt.Errorf("cost of line %d of %d: %w", line, sel.a.lines.n(), ErrLineRange)
 	}
 	if sel.s.keep[line] && sel.s.reason[line] == ReasonKept {
 		return nil, nil
 	}
-	t := &state{base: sel.s, sparse: map[int32]Reason{}, sparseDone: map[int32]bool{}}
+	t := newSparse(sel.s)
 	if sel.s.keep[line] {
 		if err := sel.promote(ctx, t, int32(line)); err != nil {
 			return nil, err
@@ -299,19 +390,15 @@ func (sel *Selection) Cost(ctx context.Context, line int) ([]int, error) {
 			return nil, err
 		}
 	}
-	out := make([]int, 0, len(t.added))
-	for _, r := range t.added {
-		out = append(out, int(r))
-	}
-	sort.Ints(out)
-	return out, nil
+	return sortedInts(t.added), nil
 }
 
 // Add keeps line and everything repair needs for it, and returns the lines
-// newly kept (line included), sorted.
+// newly kept (line included), sorted. After an error (ctx cancelled) the
+// selection may hold part of what line needs; discard it.
 func (sel *Selection) Add(ctx context.Context, line int) ([]int, error) {
-	if line < 0 || line >= len(sel.a.lines) {
-		return nil, fmt.Errorf("add line %d of %d: %w", line, len(sel.a.lines), ErrLineRange)
+	if line < 0 || line >= sel.a.lines.n() {
+		return nil, fmt.Errorf("add line %d of %d: %w", line, sel.a.lines.n(), ErrLineRange)
 	}
 	if sel.s.keep[line] && sel.s.reason[line] == ReasonKept {
 		return nil, nil
@@ -328,21 +415,28 @@ func (sel *Selection) Add(ctx context.Context, line int) ([]int, error) {
 			return nil, err
 		}
 	}
-	out := make([]int, 0, len(sel.s.added)-mark)
-	for _, r := range sel.s.added[mark:] {
-		out = append(out, int(r))
-	}
-	sort.Ints(out)
-	return out, nil
+	return sortedInts(sel.s.added[mark:]), nil
 }
 
 // promote handles choosing a line that repair had already added: its
 // structure is in place, but as a chosen line it is now also a source of
 // dependency hops, as it would be in Repair.
 func (sel *Selection) promote(ctx context.Context, s *state, line int32) error {
+	if !sel.a.parsed {
+		return nil
+	}
 	s.queue = append(s.queue, line)
-	sel.a.close(s, sel.cfg.returns)
-	return sel.a.hops(ctx, s, sel.a.structureOf(line, sel.cfg.returns), sel.cfg)
+	if err := sel.a.close(ctx, s, sel.cfg.returns); err != nil {
+		return err
+	}
+	if sel.cfg.maxHops == 0 {
+		return nil // no hops: the structure walk below would feed nothing
+	}
+	frontier, err := sel.a.structureOf(ctx, line, sel.cfg.returns)
+	if err != nil {
+		return err
+	}
+	return sel.a.hops(ctx, s, frontier, sel.cfg)
 }
 
 // Result returns a copy of the selection as a repaired mask; Added counts

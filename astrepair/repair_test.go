@@ -65,7 +65,7 @@ func runRuleCases(t *testing.T, cases []ruleCase) {
 				}
 			}
 			assert.Equal(t, added, res.Added)
-			out := Render(tc.src, tc.lang, res.Keep)
+			out := render(t, tc.src, tc.lang, res.Keep)
 			tree, err := syntax.Parse(ctx, tc.lang, []byte(out.Text))
 			require.NoError(t, err)
 			assert.Zero(t, tree.Errors, "rendered output must parse:\n%s", out.Text)
@@ -433,7 +433,7 @@ func TestAnalysisConcurrentUse(t *testing.T) {
 	for g := 0; g < 8; g++ {
 		go func() {
 			res, err := a.Repair(ctx, maskOf(a.Lines(), 13))
-			_ = a.Render(res.Keep)
+			_, _ = a.Render(ctx, res.Keep)
 			_, _ = a.Closure(ctx, 12)
 			errs <- err
 			results <- res

@@ -188,11 +188,11 @@ func step(ctx context.Context, a *astrepair.Analysis, rows []int) ([]int, error)
 	add(st)
 	var linked []int
 	for _, r := range rows {
-		defs, err := a.Definitions(r)
+		defs, err := a.Definitions(ctx, r)
 		if err != nil {
 			return nil, err
 		}
-		calls, err := a.CallSites(r)
+		calls, err := a.CallSites(ctx, r)
 		if err != nil {
 			return nil, err
 		}
