@@ -16,6 +16,9 @@ type bpeScratch struct {
 	heap  mergeHeap
 	next  []int32
 	prev  []int32
+	long  longScratch
+	// cancel, when set, stops the merges of a long word early.
+	cancel *canceller
 }
 
 // appendWord appends the BPE ids of one pre-token (raw bytes) to dst.
@@ -39,12 +42,18 @@ func (t *Tokenizer) appendWord(dst []int32, word string, sc *bpeScratch) []int32
 		}
 	}
 	n := len(dst)
-	if len(word) <= smallWord {
+	switch {
+	case len(word) <= smallWord:
 		dst = t.mergeSmall(dst, word, sc)
-	} else {
+	case len(word) >= longWord && t.monotone:
+		var ok bool
+		if dst, ok = t.mergeLong(dst, word, sc); !ok {
+			dst = t.mergeHeap(dst[:n], word, sc)
+		}
+	default:
 		dst = t.mergeHeap(dst, word, sc)
 	}
-	if cacheable {
+	if cacheable && !sc.cancel.cancelled() {
 		t.cache.put(word, dst[n:])
 	}
 	return dst
@@ -166,6 +175,9 @@ func (t *Tokenizer) mergeHeap(dst []int32, word string, sc *bpeScratch) []int32 
 		try(int32(i), int32(i+1))
 	}
 	for len(h) > 0 {
+		if sc.cancel.tick(8) {
+			break // the caller returns an error, not these ids
+		}
 		e := h.pop()
 		if ids[e.pos] != e.a || next[e.pos] != e.right || ids[e.right] != e.b {
 			continue // stale

@@ -237,6 +237,7 @@ func build(vocabJSON, mergesTxt []byte, added []addedToken) (*Tokenizer, error) 
 	if err := t.buildMerges(mergesTxt); err != nil {
 		return nil, err
 	}
+	t.monotone = t.merges.monotone(int(size))
 
 	t.added = newAddedMatcher()
 	t.isAdded = make([]bool, size)

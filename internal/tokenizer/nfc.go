@@ -148,15 +148,25 @@ func unit(s string, i int) (rune, int) {
 
 // normalize applies NFC to s. Text without any character that NFC could
 // touch (all ASCII and nearly all code) is returned as is without copying.
-func normalize(s string) normText {
+func normalize(s string) normText { return normalizeCtx(s, nil) }
+
+// normalizeCtx is normalize that gives up early (returning what it has, a
+// prefix of the text) when c reports a cancelled context.
+func normalizeCtx(s string, c *canceller) normText {
 	ascii := true
 	first := -1
 	for i := 0; i < len(s); {
 		if s[i] < utf8.RuneSelf {
 			i++
+			if i&(checkEvery-1) == 0 && c.tick(checkEvery) {
+				return normText{text: s[:i]}
+			}
 			continue
 		}
 		ascii = false
+		if c.tick(1) {
+			return normText{text: s[:i]}
+		}
 		r, w := unit(s, i)
 		if nfcUnsafe(r) {
 			first = i
@@ -167,7 +177,7 @@ func normalize(s string) normText {
 	if first < 0 {
 		return normText{text: s, ascii: ascii}
 	}
-	return normalizeSlow(s)
+	return normalizeSlow(s, c)
 }
 
 // normalizeSlow splits s into stretches that NFC leaves alone and regions
@@ -175,7 +185,7 @@ func normalize(s string) normText {
 // character before an unsafe one (it may be the base a mark composes with)
 // and ends before the next safe character: NFC never lets anything interact
 // across a safe character, so the regions can be normalised independently.
-func normalizeSlow(s string) normText {
+func normalizeSlow(s string, c *canceller) normText {
 	var (
 		out      []byte
 		regions  []normRegion
@@ -190,6 +200,10 @@ func normalizeSlow(s string) normText {
 		lastSpan origSpan     // span of the character before i
 	)
 	for i := 0; i < len(s); {
+		if c.tick(1) {
+			s = s[:i]
+			break
+		}
 		r, w := unit(s, i)
 		if !nfcUnsafe(r) {
 			safeAt, safeCP, prevSpan = i, cp, lastSpan

@@ -74,9 +74,13 @@ func classAt(s string, i int) (uint8, int) {
 	return classOf(r), w
 }
 
-// runEnd returns the end of the run of class cls starting at i.
-func runEnd(s string, i int, cls uint8) int {
+// runEnd returns the end of the run of class cls starting at i (or where
+// it stopped when c reports a cancelled context).
+func runEnd(s string, i int, cls uint8, c *canceller) int {
 	for i < len(s) {
+		if i&(checkEvery-1) == 0 && c.tick(checkEvery) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if asciiClass[b] != cls {
 				break
@@ -121,7 +125,11 @@ func contractionLen(s string, i int) int {
 }
 
 // pretokenEnd returns the end of the pre-token that starts at s[i].
-func pretokenEnd(s string, i int) int {
+func pretokenEnd(s string, i int) int { return pretokenEndCtx(s, i, nil) }
+
+// pretokenEndCtx is pretokenEnd that gives up on a long run when c reports
+// a cancelled context (the result is then meaningless).
+func pretokenEndCtx(s string, i int, c *canceller) int {
 	c0 := s[i]
 	cls, w := classAt(s, i)
 
@@ -133,11 +141,11 @@ func pretokenEnd(s string, i int) int {
 	}
 	// [^\r\n\p{L}\p{N}]?\p{L}+
 	if cls == clsLetter {
-		return runEnd(s, i+w, clsLetter)
+		return runEnd(s, i+w, clsLetter, c)
 	}
 	if cls != clsNumber && c0 != '\r' && c0 != '\n' && i+w < len(s) {
 		if c2, w2 := classAt(s, i+w); c2 == clsLetter {
-			return runEnd(s, i+w+w2, clsLetter)
+			return runEnd(s, i+w+w2, clsLetter, c)
 		}
 	}
 	// \p{N}
@@ -151,7 +159,7 @@ func pretokenEnd(s string, i int) int {
 	}
 	if j < len(s) {
 		if c2, w2 := classAt(s, j); c2 == clsOther {
-			k := runEnd(s, j+w2, clsOther)
+			k := runEnd(s, j+w2, clsOther, c)
 			for k < len(s) && (s[k] == '\r' || s[k] == '\n') {
 				k++
 			}
@@ -162,8 +170,11 @@ func pretokenEnd(s string, i int) int {
 	// last character, nl the position after its last CR or LF.
 	e, last, nl := i, i, -1
 	for e < len(s) {
-		c, w := classAt(s, e)
-		if c != clsSpace {
+		if e&(checkEvery-1) == 0 && c.tick(checkEvery) {
+			break
+		}
+		cls, w := classAt(s, e)
+		if cls != clsSpace {
 			break
 		}
 		if s[e] == '\r' || s[e] == '\n' {

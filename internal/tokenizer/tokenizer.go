@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -22,6 +23,9 @@ type Tokenizer struct {
 	merges  mergeTable
 	added   *addedMatcher
 	cache   *wordCache
+	// monotone: the merge table lets long words be merged in chunks
+	// (see bpe_long.go).
+	monotone bool
 }
 
 // Token is one token of an encoded text. Start and End are [Start, End) in
@@ -96,14 +100,57 @@ func (t *Tokenizer) Decode(ids []int32) (string, error) {
 // text is BPE'd as ordinary characters. This is the mode for user text,
 // which must not be able to forge control tokens.
 func (t *Tokenizer) Encode(text string) []Token {
+	toks, _ := t.EncodeContext(context.Background(), text)
+	return toks
+}
+
+// EncodeContext is Encode that stops early, returning nil and ctx.Err(),
+// when ctx is done: the context is looked at every few milliseconds of
+// work whatever the text (long runs of one character included).
+func (t *Tokenizer) EncodeContext(ctx context.Context, text string) ([]Token, error) {
 	e := encoder{t: t}
-	return e.segment(make([]Token, 0, len(text)/3+1), text, 0, 0)
+	e.setContext(ctx)
+	// Code has about one token per 3.5 bytes; the list starts at that size,
+	// but not so large that a hostile text (one token per byte) makes the
+	// first allocation the bulk of the work.
+	out := e.segment(make([]Token, 0, min(len(text)/3+1, 1<<16)), text, 0, 0)
+	if e.sc.cancel.cancelled() {
+		return nil, e.sc.cancel.err
+	}
+	return out, nil
 }
 
 // EncodeIDs is Encode without the offsets.
 func (t *Tokenizer) EncodeIDs(text string) []int32 {
 	e := encoder{t: t}
 	return e.segmentIDs(make([]int32, 0, len(text)/3+1), text)
+}
+
+// Count returns len(Encode(text)) without building the tokens: it needs
+// memory for the longest pre-token, not for the whole token list.
+func (t *Tokenizer) Count(text string) int {
+	n, _ := t.CountContext(context.Background(), text)
+	return n
+}
+
+// CountContext is Count that stops early, returning 0 and ctx.Err(), when
+// ctx is done (looked at as often as EncodeContext does).
+func (t *Tokenizer) CountContext(ctx context.Context, text string) (int, error) {
+	e := encoder{t: t}
+	e.setContext(ctx)
+	text = normalizeCtx(text, e.sc.cancel).text
+	n := 0
+	for i := 0; i < len(text) && !e.sc.cancel.cancelled(); {
+		end := pretokenEndCtx(text, i, e.sc.cancel)
+		e.ids = e.t.appendWord(e.ids[:0], text[i:end], &e.sc)
+		n += len(e.ids)
+		e.sc.cancel.tick(end - i)
+		i = end
+	}
+	if e.sc.cancel.cancelled() {
+		return 0, e.sc.cancel.err
+	}
+	return n, nil
 }
 
 // EncodeSpecial tokenizes text the way HF tokenizers does by default
@@ -149,6 +196,13 @@ type encoder struct {
 	ids []int32
 }
 
+// setContext makes the encoder's loops stop when ctx is done.
+func (e *encoder) setContext(ctx context.Context) {
+	if ctx.Done() != nil {
+		e.sc.cancel = newCanceller(ctx)
+	}
+}
+
 func (e *encoder) segmentIDs(dst []int32, seg string) []int32 {
 	text := normalize(seg).text
 	for i := 0; i < len(text); {
@@ -161,13 +215,26 @@ func (e *encoder) segmentIDs(dst []int32, seg string) []int32 {
 
 // segment encodes one stretch of text without added tokens; baseByte and
 // baseCP locate it in the caller's text.
+//
+// When the encoder's context is done it returns early with what it has;
+// the caller looks at e.sc.cancel.
 func (e *encoder) segment(dst []Token, seg string, baseByte, baseCP int) []Token {
-	nt := normalize(seg)
+	nt := normalizeCtx(seg, e.sc.cancel)
 	text := nt.text
 	m := offsetMapper{nt: &nt}
-	for i := 0; i < len(text); {
-		end := pretokenEnd(text, i)
+	for i := 0; i < len(text) && !e.sc.cancel.cancelled(); {
+		end := pretokenEndCtx(text, i, e.sc.cancel)
 		e.ids = e.t.appendWord(e.ids[:0], text[i:end], &e.sc)
+		e.sc.cancel.tick(end - i)
+		if free := cap(dst) - len(dst); free < len(e.ids) {
+			// Grow by the estimate for the rest of the text, by 1.5× to 2×:
+			// append alone grows large slices by 1.25×, which copies a text
+			// of one token per byte many times.
+			g := min(max((len(text)-end)/3+1, cap(dst)/2), cap(dst))
+			grown := make([]Token, len(dst), cap(dst)+max(g, len(e.ids)))
+			copy(grown, dst)
+			dst = grown
+		}
 		p := i
 		for _, id := range e.ids {
 			q := p + int(e.t.tokLen[id])
