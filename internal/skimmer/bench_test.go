@@ -28,7 +28,8 @@ func writeRandomCheckpoint(tb testing.TB, bb backbone.Config, numRubrics int) st
 	for name, s := range bb.ExpectedShapes() {
 		want["model.backbone."+name] = s
 	}
-	cfg := fileConfig{ModelType: ModelType, NumHeads: 8, Bottleneck: 64, NumObjectives: numRubrics}
+	heads8 := 8
+	cfg := fileConfig{ModelType: ModelType, NumHeads: &heads8, Bottleneck: 64, NumObjectives: numRubrics}
 	_, heads, err := resolve(cfg, withHead(want, bb, 64, numRubrics))
 	if heads == nil {
 		tb.Fatal(err)

@@ -4,12 +4,14 @@
 package skimmer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -55,10 +57,25 @@ type Model struct {
 // Config returns the checkpoint's validated configuration.
 func (m *Model) Config() Config { return m.cfg }
 
-// Load reads config.json and model.safetensors from dir and places the
-// weights on backend. Every missing or mis-shaped tensor is named in the error.
-func Load(dir string, backend backends.Backend) (m *Model, err error) {
+// Load is LoadContext without a context.
+func Load(dir string, backend backends.Backend) (*Model, error) {
+	return LoadContext(context.Background(), dir, backend)
+}
+
+// LoadContext reads config.json and model.safetensors from dir and places
+// the weights on backend. The checkpoint is validated before it is declared
+// loaded: both files must be regular files (a FIFO is refused at once rather
+// than blocking), every missing or mis-shaped tensor is named, config values
+// are checked against the tensor shapes and against each other, tensor dtypes
+// against the config's torch_dtype, and every weight must be finite (the check
+// is fused into the conversion to float32). All such errors wrap
+// ErrCheckpoint. ctx is checked between tensors; a cancelled load returns
+// ctx's error (not ErrCheckpoint).
+func LoadContext(ctx context.Context, dir string, backend backends.Backend) (m *Model, err error) {
 	defer recoverErr(&err, "load checkpoint")
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("skimmer: load %s: %w", dir, err)
+	}
 	fc, err := readFileConfig(dir)
 	if err != nil {
 		return nil, err
@@ -71,25 +88,33 @@ func Load(dir string, backend backends.Backend) (m *Model, err error) {
 	defer f.Close()
 
 	shapesByName := map[string][]int{}
+	dtypeOf := map[string]safetensors.DType{}
 	for _, name := range f.Names() {
 		info, _ := f.Info(name)
 		shapesByName[name] = info.Shape
+		dtypeOf[name] = info.DType
 	}
 	cfg, want, err := resolve(fc, shapesByName)
 	if err != nil {
 		return nil, err
 	}
-	m = &Model{cfg: cfg, backend: backend, ctx: mlctx.New()}
 	names := make([]string, 0, len(want))
 	for name := range want {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	if err := fc.checkDTypes(names, dtypeOf); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCheckpoint, path, err)
+	}
+	m = &Model{cfg: cfg, backend: backend, ctx: mlctx.New()}
 	for _, name := range names {
 		if strings.Contains(name, "crf") {
 			continue // CRFs are decoded in Go, see below
 		}
-		data, err := f.Float32(name)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("skimmer: load %s: %w", dir, err)
+		}
+		data, err := f.Float32Finite(name)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
 		}
@@ -102,13 +127,13 @@ func Load(dir string, backend backends.Backend) (m *Model, err error) {
 	readCRF := func(prefix string) (CRFWeights, error) {
 		var w CRFWeights
 		var err error
-		if w.Transitions, err = f.Float32("model." + prefix + ".transitions"); err != nil {
+		if w.Transitions, err = f.Float32Finite("model." + prefix + ".transitions"); err != nil {
 			return w, err
 		}
-		if w.Start, err = f.Float32("model." + prefix + ".start_transitions"); err != nil {
+		if w.Start, err = f.Float32Finite("model." + prefix + ".start_transitions"); err != nil {
 			return w, err
 		}
-		w.End, err = f.Float32("model." + prefix + ".end_transitions")
+		w.End, err = f.Float32Finite("model." + prefix + ".end_transitions")
 		return w, err
 	}
 	if cfg.NumRubrics == 1 {
@@ -153,14 +178,53 @@ func resolve(fc fileConfig, all map[string][]int) (Config, map[string][]int, err
 	}
 	cfg.Backbone = bb
 	cfg.LayerIndices = bb.LayerIndices(orDefault(fc.EarlyLayerRatio, 0.25), orDefault(fc.MiddleLayerRatio, 0.5))
-	cfg.FusionHeads = fc.NumHeads
-	if cfg.FusionHeads == 0 {
-		cfg.FusionHeads = 8
+	// Config values the weights cannot contradict are checked against each
+	// other and against what the graph can compute. The fusion head count
+	// is one: torch's MultiheadAttention stores the same packed in_proj for
+	// any head count, so num_heads (8 in every published checkpoint) is
+	// used as declared once it divides the fused width.
+	for i, r := range []string{"early_layer_ratio", "middle_layer_ratio"} {
+		if idx := cfg.LayerIndices[i]; idx < 1 || idx > bb.NumLayers {
+			return cfg, nil, fmt.Errorf("%w: %s selects hidden state %d, outside [1,%d] for %d layers",
+				ErrCheckpoint, r, idx, bb.NumLayers, bb.NumLayers)
+		}
 	}
+	cfg.FusionHeads = orDefault(fc.NumHeads, 8)
 	cfg.FusionLayers = orDefault(fc.NumFusionLayers, 1)
 	e := cfg.FusedDim()
-	if e%cfg.FusionHeads != 0 {
-		return cfg, nil, fmt.Errorf("%w: fused dim %d is not divisible by num_heads %d", ErrCheckpoint, e, cfg.FusionHeads)
+	if cfg.FusionHeads <= 0 || e%cfg.FusionHeads != 0 {
+		return cfg, nil, fmt.Errorf("%w: num_heads %d does not divide the fused width %d (3 × hidden_size %d)",
+			ErrCheckpoint, cfg.FusionHeads, e, bb.HiddenSize)
+	}
+	if cfg.FusionLayers <= 0 {
+		return cfg, nil, fmt.Errorf("%w: num_fusion_layers must be positive, got %d", ErrCheckpoint, cfg.FusionLayers)
+	}
+	// Layers the config does not count would be silently skipped: a decoder
+	// layer after a gap in the numbering (its input_layernorm missing ends
+	// the count) or a fusion layer beyond num_fusion_layers.
+	var extra []error
+	for name := range all {
+		var prefix, what string
+		var limit int
+		switch {
+		case strings.HasPrefix(name, "model.backbone.layers."):
+			prefix, what, limit = "model.backbone.layers.", "decoder layers (counted from input_layernorm tensors)", bb.NumLayers
+		case strings.HasPrefix(name, "model.fusion_layers."):
+			prefix, what, limit = "model.fusion_layers.", "num_fusion_layers", cfg.FusionLayers
+		case strings.HasPrefix(name, "model.fusion_norms."):
+			prefix, what, limit = "model.fusion_norms.", "num_fusion_layers", cfg.FusionLayers
+		default:
+			continue
+		}
+		rest := strings.TrimPrefix(name, prefix)
+		num, _, _ := strings.Cut(rest, ".")
+		if i, err := strconv.Atoi(num); err == nil && i >= limit {
+			extra = append(extra, fmt.Errorf("tensor %q belongs to layer %d but the checkpoint has %d %s", name, i, limit, what))
+		}
+	}
+	if len(extra) > 0 {
+		slices.SortFunc(extra, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+		return cfg, nil, fmt.Errorf("%w: %w", ErrCheckpoint, errors.Join(extra...))
 	}
 	if s, ok := all["model.compression_head.feature_extractor.1.weight"]; ok && len(s) == 2 {
 		cfg.Bottleneck = s[0]
