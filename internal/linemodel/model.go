@@ -243,6 +243,18 @@ func dense(dst, x, w, b []float32, n, in, out int, relu bool) {
 // z (n×4H). Missing neighbours count as zero rows, so the pooling is the
 // fixed symmetric linear map the training graph uses.
 func poolContext(z, h []float32, def []int32, n, H int) {
+	dm := defMeans(h, def, n, H)
+	poolRows(z, h, def, dm, 0, n, n, H)
+}
+
+// defPool is the sum of h over the lines of each definition and the
+// inverse of their count.
+type defPool struct {
+	sums map[int32][]float32
+	inv  map[int32]float32
+}
+
+func defMeans(h []float32, def []int32, n, H int) defPool {
 	sums := map[int32][]float32{}
 	counts := map[int32]int{}
 	for i := 0; i < n; i++ {
@@ -258,8 +270,18 @@ func poolContext(z, h []float32, def []int32, n, H int) {
 			counts[d]++
 		}
 	}
-	for i := 0; i < n; i++ {
-		zi := z[i*4*H : (i+1)*4*H]
+	inv := make(map[int32]float32, len(counts))
+	for d, c := range counts {
+		inv[d] = 1 / float32(c)
+	}
+	return defPool{sums, inv}
+}
+
+// poolRows is poolContext for rows [s, e) of the n rows, written to z
+// from its start ((e−s)×4H).
+func poolRows(z, h []float32, def []int32, dm defPool, s, e, n, H int) {
+	for i := s; i < e; i++ {
+		zi := z[(i-s)*4*H : (i-s+1)*4*H]
 		copy(zi[:H], h[i*H:(i+1)*H])
 		c1, c23, cd := zi[H:2*H], zi[2*H:3*H], zi[3*H:]
 		clear(zi[H:])
@@ -277,8 +299,8 @@ func poolContext(z, h []float32, def []int32, n, H int) {
 			}
 		}
 		if d := def[i]; d >= 0 {
-			inv := 1 / float32(counts[d])
-			for k, v := range sums[d] {
+			inv := dm.inv[d]
+			for k, v := range dm.sums[d] {
 				cd[k] = v * inv
 			}
 		}
@@ -344,34 +366,32 @@ func embedRows(dst []float32, emb []float32, ids []uint16, n, k, D int) {
 	}
 }
 
+// forwardBlock is how many lines the forward pass takes at a time: only
+// the second trunk layer's activations are kept for the whole text (the
+// context pooling reads neighbours and definitions), the other layers live
+// in per-block buffers.
+const forwardBlock = 512
+
 // Forward runs the model on one input.
 func (m *Model) Forward(in Input) Outputs {
+	o, _ := m.ForwardContext(context.Background(), in)
+	return o
+}
+
+// ForwardContext is Forward that stops between blocks of lines when ctx
+// is done, returning ctx.Err().
+func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
 	var o Outputs
 	n := in.N
 	if n == 0 {
-		return o
+		return o, ctx.Err()
 	}
 	F := len(m.Mean)
 	h1, h2, h3, D := m.Cfg.Hidden[0], m.Cfg.Hidden[1], m.Cfg.Hidden[2], m.Cfg.Embed
 	FI := F + 3*D
-	x := make([]float32, n*FI)
 	u := make([]float32, D)
 	if len(in.QIDs) > 0 {
 		embedRows(u, m.P[pEmbQ], in.QIDs, 1, len(in.QIDs), D)
-	}
-	v := make([]float32, n*D)
-	if len(in.TIDs) >= n*MaxLineIDs {
-		embedRows(v, m.P[pEmbT], in.TIDs, n, MaxLineIDs, D)
-	}
-	for i := 0; i < n; i++ {
-		row := x[i*FI : (i+1)*FI]
-		m.standardiseInto(row[:F], in.X[i*F:(i+1)*F])
-		vi := v[i*D : (i+1)*D]
-		copy(row[F:F+D], u)
-		copy(row[F+D:F+2*D], vi)
-		for j := range D {
-			row[F+2*D+j] = u[j] * vi[j]
-		}
 	}
 	def := in.Def
 	if len(def) < n {
@@ -380,25 +400,58 @@ func (m *Model) Forward(in Input) Outputs {
 			def[i] = -1
 		}
 	}
-	a1 := make([]float32, n*h1)
-	dense(a1, x, m.P[pW1], m.P[pB1], n, FI, h1, true)
+	hasTIDs := len(in.TIDs) >= n*MaxLineIDs
+	bs := min(n, forwardBlock)
+	x := make([]float32, bs*FI)
+	v := make([]float32, bs*D)
+	a1 := make([]float32, bs*h1)
 	a2 := make([]float32, n*h2)
-	dense(a2, a1, m.P[pW2], m.P[pB2], n, h1, h2, true)
-	z := make([]float32, n*4*h2)
-	poolContext(z, a2, def, n, h2)
-	a3 := make([]float32, n*h3)
-	dense(a3, z, m.P[pW3], m.P[pB3], n, 4*h2, h3, true)
-	hd := make([]float32, n*numHeads)
-	dense(hd, a3, m.P[pWH], m.P[pBH], n, h3, numHeads, false)
+	for s := 0; s < n; s += bs {
+		if err := ctx.Err(); err != nil {
+			return Outputs{}, err
+		}
+		e := min(n, s+bs)
+		k := e - s
+		clear(v)
+		if hasTIDs {
+			embedRows(v, m.P[pEmbT], in.TIDs[s*MaxLineIDs:e*MaxLineIDs], k, MaxLineIDs, D)
+		}
+		for i := 0; i < k; i++ {
+			row := x[i*FI : (i+1)*FI]
+			m.standardiseInto(row[:F], in.X[(s+i)*F:(s+i+1)*F])
+			vi := v[i*D : (i+1)*D]
+			copy(row[F:F+D], u)
+			copy(row[F+D:F+2*D], vi)
+			for j := range D {
+				row[F+2*D+j] = u[j] * vi[j]
+			}
+		}
+		dense(a1[:k*h1], x[:k*FI], m.P[pW1], m.P[pB1], k, FI, h1, true)
+		dense(a2[s*h2:e*h2], a1[:k*h1], m.P[pW2], m.P[pB2], k, h1, h2, true)
+	}
+	dm := defMeans(a2, def, n, h2)
+	z := make([]float32, bs*4*h2)
+	a3 := make([]float32, bs*h3)
+	hd := make([]float32, bs*numHeads)
 	o.Sem, o.Dep, o.Gate, o.Fused, o.Keep = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
 	o.RankHead = make([]float32, n)
 	em := make([]float32, 2*n)
-	for i := 0; i < n; i++ {
-		r := hd[i*numHeads : (i+1)*numHeads]
-		g := float32(1 / (1 + math.Exp(float64(r[3]-r[2])))) // softmax over two logits
-		o.Sem[i], o.Dep[i], o.Gate[i], o.RankHead[i] = r[0], r[1], g, r[4]
-		o.Fused[i] = g*r[0] + (1-g)*r[1]
-		em[2*i+1] = o.Fused[i]
+	for s := 0; s < n; s += bs {
+		if err := ctx.Err(); err != nil {
+			return Outputs{}, err
+		}
+		e := min(n, s+bs)
+		k := e - s
+		poolRows(z, a2, def, dm, s, e, n, h2)
+		dense(a3[:k*h3], z[:k*4*h2], m.P[pW3], m.P[pB3], k, 4*h2, h3, true)
+		dense(hd[:k*numHeads], a3[:k*h3], m.P[pWH], m.P[pBH], k, h3, numHeads, false)
+		for i := s; i < e; i++ {
+			r := hd[(i-s)*numHeads : (i-s+1)*numHeads]
+			g := float32(1 / (1 + math.Exp(float64(r[3]-r[2])))) // softmax over two logits
+			o.Sem[i], o.Dep[i], o.Gate[i], o.RankHead[i] = r[0], r[1], g, r[4]
+			o.Fused[i] = g*r[0] + (1-g)*r[1]
+			em[2*i+1] = o.Fused[i]
+		}
 	}
 	p, err := crf.NewParams(m.P[pTransF], m.P[pStartF], m.P[pEndF], 2)
 	if err == nil {
@@ -413,14 +466,14 @@ func (m *Model) Forward(in Input) Outputs {
 			for i := range o.Keep {
 				o.Keep[i] = float32(marg[2*i+1])
 			}
-			return o
+			return o, nil
 		}
 	}
 	// Unreachable with valid parameters; fall back to the emission alone.
 	for i, s := range o.Fused {
 		o.Keep[i] = float32(1 / (1 + math.Exp(-float64(s))))
 	}
-	return o
+	return o, nil
 }
 
 // sanitizeProb maps NaN to 0 and clamps to [0,1], so callers can rely on

@@ -1,0 +1,118 @@
+package linemodel
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/crf"
+	"github.com/prunekit/pruner/internal/syntax"
+)
+
+// forwardRef is the forward pass before it was blocked (the reference).
+func (m *Model) forwardRef(in Input) Outputs {
+	var o Outputs
+	n := in.N
+	if n == 0 {
+		return o
+	}
+	F := len(m.Mean)
+	h1, h2, h3, D := m.Cfg.Hidden[0], m.Cfg.Hidden[1], m.Cfg.Hidden[2], m.Cfg.Embed
+	FI := F + 3*D
+	x := make([]float32, n*FI)
+	u := make([]float32, D)
+	if len(in.QIDs) > 0 {
+		embedRows(u, m.P[pEmbQ], in.QIDs, 1, len(in.QIDs), D)
+	}
+	v := make([]float32, n*D)
+	if len(in.TIDs) >= n*MaxLineIDs {
+		embedRows(v, m.P[pEmbT], in.TIDs, n, MaxLineIDs, D)
+	}
+	for i := 0; i < n; i++ {
+		row := x[i*FI : (i+1)*FI]
+		m.standardiseInto(row[:F], in.X[i*F:(i+1)*F])
+		vi := v[i*D : (i+1)*D]
+		copy(row[F:F+D], u)
+		copy(row[F+D:F+2*D], vi)
+		for j := range D {
+			row[F+2*D+j] = u[j] * vi[j]
+		}
+	}
+	def := in.Def
+	if len(def) < n {
+		def = make([]int32, n)
+		for i := range def {
+			def[i] = -1
+		}
+	}
+	a1 := make([]float32, n*h1)
+	dense(a1, x, m.P[pW1], m.P[pB1], n, FI, h1, true)
+	a2 := make([]float32, n*h2)
+	dense(a2, a1, m.P[pW2], m.P[pB2], n, h1, h2, true)
+	z := make([]float32, n*4*h2)
+	poolContext(z, a2, def, n, h2)
+	a3 := make([]float32, n*h3)
+	dense(a3, z, m.P[pW3], m.P[pB3], n, 4*h2, h3, true)
+	hd := make([]float32, n*numHeads)
+	dense(hd, a3, m.P[pWH], m.P[pBH], n, h3, numHeads, false)
+	o.Sem, o.Dep, o.Gate, o.Fused, o.Keep = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+	o.RankHead = make([]float32, n)
+	em := make([]float32, 2*n)
+	for i := 0; i < n; i++ {
+		r := hd[i*numHeads : (i+1)*numHeads]
+		g := float32(1 / (1 + math.Exp(float64(r[3]-r[2])))) // softmax over two logits
+		o.Sem[i], o.Dep[i], o.Gate[i], o.RankHead[i] = r[0], r[1], g, r[4]
+		o.Fused[i] = g*r[0] + (1-g)*r[1]
+		em[2*i+1] = o.Fused[i]
+	}
+	p, err := crf.NewParams(m.P[pTransF], m.P[pStartF], m.P[pEndF], 2)
+	if err == nil {
+		var w crf.Workspace
+		var marg []float64
+		if e, err2 := crf.NewEmissions(em, 2); err2 == nil {
+			marg, err = crf.MarginalsInto(&w, nil, p, e, nil)
+		} else {
+			err = err2
+		}
+		if err == nil {
+			for i := range o.Keep {
+				o.Keep[i] = float32(marg[2*i+1])
+			}
+			return o
+		}
+	}
+	// Unreachable with valid parameters; fall back to the emission alone.
+	for i, s := range o.Fused {
+		o.Keep[i] = float32(1 / (1 + math.Exp(-float64(s))))
+	}
+	return o
+}
+
+// TestForwardBlockedMatchesReference: the blocked forward pass gives the
+// whole-text pass's outputs bit for bit, at sizes around the block size.
+func TestForwardBlockedMatchesReference(t *testing.T) {
+	m := benchModel(&testing.B{})
+	ctx := context.Background()
+	src := bigGoSource(1700)
+	lines := strings.SplitAfter(src, "\n")
+	for _, n := range []int{1, 7, forwardBlock - 1, forwardBlock, forwardBlock + 1, 2*forwardBlock + 37, len(lines)} {
+		text := strings.Join(lines[:min(n, len(lines))], "")
+		in := NewInput(ctx, "retry bad range headers when parsing fails in parseRange12", text, syntax.Go)
+		want := m.forwardRef(in)
+		got := m.Forward(in)
+		for name, pair := range map[string][2][]float32{
+			"sem": {want.Sem, got.Sem}, "dep": {want.Dep, got.Dep}, "gate": {want.Gate, got.Gate},
+			"fused": {want.Fused, got.Fused}, "rank": {want.RankHead, got.RankHead}, "keep": {want.Keep, got.Keep},
+		} {
+			require.Len(t, pair[1], len(pair[0]))
+			for i := range pair[0] {
+				if math.Float32bits(pair[0][i]) != math.Float32bits(pair[1][i]) {
+					t.Fatalf("%d lines: %s[%d] = %v, want %v", n, name, i, pair[1][i], pair[0][i])
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package linemodel
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prunekit/pruner/internal/syntax"
+)
+
+var long = flag.Bool("long", false, "run the memory and cancellation checks at full size (1M lines, 20 MB)")
+
+// memUse runs f and returns the bytes it allocated and the peak heap in use
+// above the level before it, sampled every millisecond.
+func memUse(f func()) (total, peak uint64) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var maxInuse uint64
+	wg.Go(func() {
+		var ms runtime.MemStats
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			maxInuse = max(maxInuse, ms.HeapInuse)
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	f()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	close(stop)
+	wg.Wait()
+	maxInuse = max(maxInuse, after.HeapInuse)
+	if maxInuse < before.HeapInuse {
+		maxInuse = before.HeapInuse
+	}
+	return after.TotalAlloc - before.TotalAlloc, maxInuse - before.HeapInuse
+}
+
+// goCorpus returns about n bytes of real Go: the toolchain's sources
+// concatenated.
+func goCorpus(tb testing.TB, n int) string {
+	var b strings.Builder
+	root := filepath.Join(runtime.GOROOT(), "src")
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || b.Len() >= n {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") {
+			if data, err := os.ReadFile(path); err == nil {
+				b.Write(data)
+			}
+		}
+		return nil
+	})
+	if b.Len() < n {
+		tb.Skipf("only %d bytes of Go source under %s", b.Len(), root)
+	}
+	return b.String()[:n]
+}
+
+// TestMemoryPerLine reports (and bounds) what feature extraction and the
+// forward pass allocate per line for 1M empty lines and 20 MB of Go
+// (-long; 100K lines and 2 MB otherwise).
+func TestMemoryPerLine(t *testing.T) {
+	m := benchModel(&testing.B{})
+	lines, goBytes := 100_000, 2<<20
+	if *long {
+		lines, goBytes = 1_000_000, 20<<20
+	}
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		text string
+		lang syntax.Language
+	}{
+		{"empty lines", strings.Repeat("\n", lines), syntax.Go},
+		{"go source (text)", goCorpus(t, goBytes), syntax.Text},
+		{"go source", goCorpus(t, goBytes), syntax.Go},
+	}
+	for _, c := range cases {
+		n := len(textLines(c.text))
+		var in Input
+		tot, peak := memUse(func() { in = NewInput(ctx, "retry bad range headers", c.text, c.lang) })
+		t.Logf("%s: %d lines, %d bytes: features total %.0f B/line, peak %.0f B/line", c.name, n, len(c.text),
+			float64(tot)/float64(n), float64(peak)/float64(n))
+		tot, peak = memUse(func() { m.Forward(in) })
+		t.Logf("%s: forward total %.0f B/line, peak %.0f B/line", c.name, float64(tot)/float64(n), float64(peak)/float64(n))
+	}
+}
