@@ -42,6 +42,7 @@ TSPoint ts_node_end_point(TSNode self);
 bool ts_node_is_named(TSNode self);
 bool ts_node_is_missing(TSNode self);
 uint32_t ts_node_child_count(TSNode self);
+uint32_t ts_node_descendant_count(TSNode self);
 TSTreeCursor ts_tree_cursor_new(TSNode node);
 void ts_tree_cursor_delete(TSTreeCursor *self);
 TSNode ts_tree_cursor_current_node(const TSTreeCursor *self);

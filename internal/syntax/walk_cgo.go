@@ -33,7 +33,10 @@ enum { PK_NAMED = 1, PK_MISSING = 2, PK_ERROR = 4, PK_LEAF = 8 };
 // one C call, so the per-node cost is not a cgo crossing. Returns the node
 // count, or -1 when out of memory.
 static int64_t pk_walk(TSTree *tree, pk_node **out) {
-	size_t cap = 1024, n = 0, depth = 0, scap = 64;
+	// The cursor visits the visible nodes, which the root counts; sizing
+	// the buffer from the count saves the doubling's slack and copies.
+	size_t cap = ts_node_descendant_count(ts_tree_root_node(tree)), n = 0, depth = 0, scap = 64;
+	if (cap < 16) cap = 16;
 	pk_node *buf = malloc(cap * sizeof *buf);
 	int32_t *stack = malloc(scap * sizeof *stack);
 	if (!buf || !stack) { free(buf); free(stack); return -1; }
@@ -156,8 +159,16 @@ func parseC(ctx context.Context, lang Language, src []byte) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer C.ts_tree_delete(tree)
-	return copyTree(tree, cl, lang)
+	// The C tree goes as soon as its nodes are copied out, before the Go
+	// copy is built: peak memory holds two of the three forms, not all.
+	var buf *C.pk_node
+	n := C.pk_walk(tree, &buf)
+	C.ts_tree_delete(tree)
+	if n < 0 {
+		return nil, errors.New("parse: out of memory copying the tree")
+	}
+	defer C.free(unsafe.Pointer(buf))
+	return copyNodes(unsafe.Slice(buf, int(n)), cl, lang), nil
 }
 
 // parseTree runs tree-sitter on src with ctx wired to the parser's
@@ -222,15 +233,8 @@ func parseString(ctx context.Context, parser *C.TSParser, in []byte, n int) (*C.
 	return tree, nil
 }
 
-// copyTree copies every node of tree into Go memory in one C walk.
-func copyTree(tree *C.TSTree, cl *C.TSLanguage, lang Language) (*Tree, error) {
-	var buf *C.pk_node
-	n := C.pk_walk(tree, &buf)
-	if n < 0 {
-		return nil, errors.New("parse: out of memory copying the tree")
-	}
-	defer C.free(unsafe.Pointer(buf))
-	raw := unsafe.Slice(buf, int(n))
+// copyNodes converts the C walk's nodes into the Go tree.
+func copyNodes(raw []C.pk_node, cl *C.TSLanguage, lang Language) *Tree {
 	out := &Tree{Lang: lang, Nodes: make([]Node, len(raw))}
 	symNames := make([]string, int(C.ts_language_symbol_count(cl))+1)
 	symSeen := make([]bool, len(symNames))
@@ -272,5 +276,5 @@ func copyTree(tree *C.TSTree, cl *C.TSLanguage, lang Language) (*Tree, error) {
 		}
 	}
 	fixEnds(out.Nodes)
-	return out, nil
+	return out
 }
