@@ -126,6 +126,8 @@ type builder struct {
 	curImport bool    // the item being walked by collectDefs is an import
 	soft      []int32 // row -> 1 + item whose multi-line token spans it, 0 if none; nil if none at all
 	nameIDs   map[string]int32
+	types     map[string]typeInfo
+	leaves    int // leaf nodes, to size the owned rows
 }
 
 // stop reports whether the analysis must end: ctx is done (checked every
@@ -178,19 +180,23 @@ func (b *builder) markStructure() {
 	// names: false below a function, else the nearest container's level.
 	// Computed in pre-order, so each node looks at its parent only.
 	inherit := make([]bool, n)
+	items := int32(0)
 	for i := range b.nodes {
 		if b.stop() {
 			return
 		}
 		nd := &b.nodes[i]
 		b.itemOf[i] = -1
+		if nd.Leaf {
+			b.leaves++
+		}
 		if i == 0 {
 			b.container[0] = true
 			b.defLevel[0] = true
 			b.itemOf[0] = 0
 			b.owner[0] = 0
-			inherit[0] = !functionLike(nd.Type)
-			b.a.items = append(b.a.items, item{node: 0, start: int32(nd.StartRow), end: int32(nd.LastRow()), parent: -1, ret: -1})
+			inherit[0] = !b.info(nd.Type).function
+			items = 1
 			continue
 		}
 		p := int(nd.Parent)
@@ -198,13 +204,9 @@ func (b *builder) markStructure() {
 			b.container[i] = true
 		}
 		if b.container[p] && nd.Named && b.isItem(p, i) {
-			idx := int32(len(b.a.items))
-			b.itemOf[i] = idx
-			b.owner[i] = idx
-			b.a.items = append(b.a.items, item{
-				node: int32(i), start: int32(nd.StartRow), end: int32(nd.LastRow()),
-				parent: b.owner[p], kind: b.kindOf(i), ret: -1,
-			})
+			b.itemOf[i] = items
+			b.owner[i] = items
+			items++
 		} else {
 			b.owner[i] = b.owner[p]
 		}
@@ -214,7 +216,7 @@ func (b *builder) markStructure() {
 			b.defLevel[i] = inherit[p]
 		}
 		switch {
-		case functionLike(nd.Type):
+		case b.info(nd.Type).function:
 			inherit[i] = false
 		case b.container[i]:
 			inherit[i] = b.defLevel[i]
@@ -222,6 +224,44 @@ func (b *builder) markStructure() {
 			inherit[i] = inherit[p]
 		}
 	}
+	b.a.items = make([]item, 0, items)
+	for i := range b.nodes {
+		if b.stop() {
+			return
+		}
+		if b.itemOf[i] < 0 {
+			continue
+		}
+		nd := &b.nodes[i]
+		if i == 0 {
+			b.a.items = append(b.a.items, item{node: 0, start: int32(nd.StartRow), end: int32(nd.LastRow()), parent: -1, ret: -1})
+			continue
+		}
+		b.a.items = append(b.a.items, item{
+			node: int32(i), start: int32(nd.StartRow), end: int32(nd.LastRow()),
+			parent: b.owner[nd.Parent], kind: b.kindOf(i), ret: -1,
+		})
+	}
+}
+
+// typeInfo caches what the analysis asks of a node type.
+type typeInfo struct {
+	kind     kind
+	function bool
+}
+
+// info returns the cached classification of a node type: the string
+// tests behind it cost more than a map lookup, once per node.
+func (b *builder) info(typ string) typeInfo {
+	if ti, ok := b.types[typ]; ok {
+		return ti
+	}
+	if b.types == nil {
+		b.types = make(map[string]typeInfo)
+	}
+	ti := typeInfo{kind: classify(typ), function: functionLike(typ)}
+	b.types[typ] = ti
+	return ti
 }
 
 func (b *builder) hasChild(i int, typ string) bool {
@@ -255,7 +295,7 @@ func (b *builder) kindOf(i int) kind {
 }
 
 func (b *builder) kindAt(i, depth int) kind {
-	if k := classify(b.nodes[i].Type); k != kindOther {
+	if k := b.info(b.nodes[i].Type).kind; k != kindOther {
 		return k
 	}
 	if depth == 0 {
@@ -477,7 +517,7 @@ func (b *builder) softAt(r int32) int32 {
 func (b *builder) scanLeaves() csrOwned {
 	a := b.a
 	nRows := a.lines.n()
-	var owned []ownedRow
+	owned := make([]ownedRow, 0, b.leaves)
 	lastOwned := make([]int32, len(a.items)) // item -> 1 + its last entry in owned
 	lastItem := make([]int32, len(b.nodes))  // container node -> 1 + its last item child seen
 	var uses []int32                         // row, id pairs in leaf order
@@ -647,7 +687,8 @@ func (b *builder) buildSkeletons(owned csrOwned) {
 	}
 	holes := hb.done()
 	maxRow := int32(a.lines.n() - 1)
-	var all []skelRow
+	// Most items own a row or two besides their leaves' rows.
+	all := make([]skelRow, 0, len(owned.rows)+2*nItems)
 	offs := make([]int32, nItems+1)
 	var own, gaps []skelRow // scratch, reused across items
 	var spans [][2]int32
@@ -883,7 +924,7 @@ func (b *builder) functionBody(i int) int {
 		if c != i && b.container[c] {
 			return -1
 		}
-		if !functionLike(nd.Type) {
+		if !b.info(nd.Type).function {
 			continue
 		}
 		for k := c + 1; k < int(nd.End); k = int(b.nodes[k].End) {
