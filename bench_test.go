@@ -109,3 +109,28 @@ func BenchmarkLoadDefault(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPruneLarge prunes 20 MB of real Go source (the input limit
+// lifted) with each built-in scorer and reports the peak memory per input
+// byte (peak-B/byte; issue 15 bounds it by 50) next to the time.
+func BenchmarkPruneLarge(b *testing.B) {
+	text := realGoSource(b, 20<<20)
+	for _, scorer := range []string{ScorerLine, ScorerLexical} {
+		b.Run("20MB/"+scorer, func(b *testing.B) {
+			p, err := Load(context.Background(), "", WithScorer(scorer), WithMaxInputBytes(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(text)))
+			var peak int64
+			for b.Loop() {
+				peak = max(peak, peakMemory(b, func() {
+					if _, err := p.Prune(context.Background(), "how are request headers parsed?", text); err != nil {
+						b.Fatal(err)
+					}
+				}))
+			}
+			b.ReportMetric(float64(peak)/float64(len(text)), "peak-B/byte")
+		})
+	}
+}

@@ -62,6 +62,7 @@ type config struct {
 	decision      Decision
 	renderer      Renderer
 	maxInputBytes int
+	maxInputLines int
 	budget        budget
 	scorer        string
 	keepLine      func(line string) bool
@@ -69,14 +70,16 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		threshold:   0.5,
-		overlap:     chunk.DefaultOverlap,
-		maxLength:   8192,
-		repair:      true,
-		depHops:     -1,
-		instruction: chunk.DefaultInstruction,
-		batchSize:   4,
-		renderer:    RenderPlaceholders,
+		threshold:     0.5,
+		overlap:       chunk.DefaultOverlap,
+		maxLength:     8192,
+		repair:        true,
+		depHops:       -1,
+		instruction:   chunk.DefaultInstruction,
+		batchSize:     4,
+		renderer:      RenderPlaceholders,
+		maxInputBytes: DefaultMaxInputBytes,
+		maxInputLines: DefaultMaxInputLines,
 	}
 }
 
@@ -247,14 +250,39 @@ func WithSWEPrunerCompat() Option {
 	}
 }
 
-// WithMaxInputBytes rejects texts longer than n bytes with ErrInputTooLarge
-// (default 0: no limit; long texts are just more windows).
+// Default input limits (see WithMaxInputBytes and WithMaxInputLines). Work
+// and memory grow linearly with the text, and the limits keep one call from
+// a hostile or mistaken client within a few hundred megabytes: at the
+// defaults a call peaks well under 1 GB whatever the text.
+const (
+	DefaultMaxInputBytes = 16 << 20
+	DefaultMaxInputLines = 1 << 20
+)
+
+// WithMaxInputBytes rejects texts longer than n bytes with ErrInputTooLarge.
+// The default is DefaultMaxInputBytes (16 MiB); 0 lifts the limit, for a
+// caller that bounds its inputs itself: a long text is just more windows,
+// and memory stays proportional to its length.
 func WithMaxInputBytes(n int) Option {
 	return func(c *config) error {
 		if n < 0 {
 			return fmt.Errorf("%w: max input bytes %d < 0", ErrOption, n)
 		}
 		c.maxInputBytes = n
+		return nil
+	}
+}
+
+// WithMaxInputLines rejects texts of more than n lines with
+// ErrInputTooLarge. The default is DefaultMaxInputLines (1,048,576): per
+// line state is a few hundred bytes, so a text of many empty lines stays
+// bounded as well. 0 lifts the limit.
+func WithMaxInputLines(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("%w: max input lines %d < 0", ErrOption, n)
+		}
+		c.maxInputLines = n
 		return nil
 	}
 }

@@ -23,8 +23,8 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if p.cfg.maxInputBytes > 0 && len(text) > p.cfg.maxInputBytes {
-		return nil, fmt.Errorf("pruner: %w: %d bytes > limit %d", ErrInputTooLarge, len(text), p.cfg.maxInputBytes)
+	if err := p.checkSize(text); err != nil {
+		return nil, err
 	}
 	if isBlank(query) {
 		return p.unpruned(text, "empty query"), nil
@@ -71,6 +71,22 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	res.Notes = append(res.Notes, ts.notes...)
 	res.Tokens = TokenCounts{Input: ts.inputToks, ModelInput: ts.modelToks, Kept: len(p.tok.Encode(res.Text))}
 	return res, nil
+}
+
+// checkSize enforces WithMaxInputBytes and WithMaxInputLines before any
+// work is done.
+func (p *Pruner) checkSize(text string) error {
+	if p.cfg.maxInputBytes > 0 && len(text) > p.cfg.maxInputBytes {
+		return fmt.Errorf("pruner: %w: %d bytes > limit %d (WithMaxInputBytes)", ErrInputTooLarge, len(text), p.cfg.maxInputBytes)
+	}
+	if p.cfg.maxInputLines > 0 && len(text) > p.cfg.maxInputLines {
+		// Counting is a fast byte scan; a text shorter than the limit in
+		// bytes cannot exceed it in lines.
+		if n := chunk.CountLines(text); n > p.cfg.maxInputLines {
+			return fmt.Errorf("pruner: %w: %d lines > limit %d (WithMaxInputLines)", ErrInputTooLarge, n, p.cfg.maxInputLines)
+		}
+	}
+	return nil
 }
 
 // unpruned returns text whole with the reason.

@@ -23,7 +23,8 @@ var (
 	ErrBadCheckpoint = errors.New("bad checkpoint")
 	// ErrUnsupportedBackend: the requested GoMLX backend is not available.
 	ErrUnsupportedBackend = errors.New("unsupported backend")
-	// ErrInputTooLarge: the text exceeds WithMaxInputBytes.
+	// ErrInputTooLarge: the text exceeds WithMaxInputBytes or
+	// WithMaxInputLines.
 	ErrInputTooLarge = errors.New("input too large")
 )
 

@@ -1,14 +1,12 @@
 package pruner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -140,20 +138,11 @@ func TestPruneCancelStress(t *testing.T) {
 // heap (tree-sitter's trees and parsers) that Go's statistics cannot see.
 func rssBytes(t testing.TB) int64 {
 	t.Helper()
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc/self/status on %s: RSS cannot be read", runtime.GOOS)
+	rss, ok := readStatusKB("VmRSS:")
+	if !ok {
+		t.Skipf("no VmRSS in /proc/self/status on %s: RSS cannot be read", runtime.GOOS)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var kb int64
-		if n, _ := fmt.Sscanf(sc.Text(), "VmRSS: %d kB", &kb); n == 1 {
-			return kb << 10
-		}
-	}
-	t.Fatal("VmRSS not found in /proc/self/status")
-	return 0
+	return rss
 }
 
 // settledRSS collects garbage and returns freed pages before reading RSS, so

@@ -47,6 +47,18 @@ func SplitLines(text string) []Line {
 	return lines
 }
 
+// CountLines returns len(SplitLines(text)) without building the lines.
+func CountLines(text string) int {
+	if text == "" {
+		return 0
+	}
+	n := strings.Count(text, "\n")
+	if text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
 // LineScores computes the library's line scores of text from token scores
 // given as byte spans of text (see SpansToBytes), for lines of the same text
 // (from SplitLines).

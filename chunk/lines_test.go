@@ -50,6 +50,7 @@ func TestSplitLines(t *testing.T) {
 			for i, l := range lines {
 				assert.Equal(t, i+1, l.Number)
 			}
+			assert.Equal(t, len(lines), chunk.CountLines(tt.text))
 			assertRoundTrip(t, tt.text, lines)
 		})
 	}
