@@ -74,7 +74,7 @@ func CaseLanguage(c Case) syntax.Language {
 // NewExample computes the features and rubric targets of c.
 func NewExample(ctx context.Context, c Case, keepText bool) (Example, error) {
 	lang := CaseLanguage(c)
-	X, n, st := features(ctx, c.Query, c.Text, lang)
+	X, n, st := features(ctx, c.Query, textLines(c.Text), c.Text, lang)
 	ex := Example{ID: c.ID, Repo: c.Repo, Lang: lang.String(), N: n, X: X, Gold: c.GoldLines, Dep: make([]float32, n),
 		Def: st.defIDs(n), Lab: make([]uint8, n), QIDs: QueryIDs(c.Query), TIDs: LineIDs(textLines(c.Text))}
 	if keepText {

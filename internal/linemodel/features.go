@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -59,15 +58,32 @@ const maxQueryPieces = 64
 // Features computes the per-line features of text for query: a row-major
 // n×NumFeatures matrix, n = len(evalset.Lines(text)). lang may be
 // syntax.Text (no syntax features); a parse failure is not an error.
+//
+// When ctx is done it returns early with no rows (nil, 0); the caller
+// looks at ctx.Err().
 func Features(ctx context.Context, query, text string, lang syntax.Language) ([]float32, int) {
-	X, n, _ := features(ctx, query, text, lang)
+	X, n, _ := features(ctx, query, textLines(text), text, lang)
 	return X, n
 }
 
-// features is Features also returning the syntax analysis, which the model
-// (definition pooling) and the labels (enclosing statements) reuse.
-func features(ctx context.Context, query, text string, lang syntax.Language) ([]float32, int, syntaxInfo) {
-	lines := textLines(text)
+// ctxEvery is how many lines the per-line loops process between two looks
+// at the context (well under a millisecond of work).
+const ctxEvery = 4096
+
+// done reports, every ctxEvery lines, whether ctx is done.
+func done(ctx context.Context, i int) bool {
+	return i%ctxEvery == 0 && ctx.Err() != nil
+}
+
+// features is Features on text split into lines, also returning the syntax
+// analysis, which the model (definition pooling) and the labels (enclosing
+// statements) reuse.
+//
+// The per-line state besides X is a few words a line: a bit mask of the
+// query pieces found, counts and distances as int32, and the float64
+// scores that later rank and compare lines (kept as float64 so that the
+// features stay exactly what the model was trained on).
+func features(ctx context.Context, query string, lines []string, text string, lang syntax.Language) ([]float32, int, syntaxInfo) {
 	n := len(lines)
 	F := NumFeatures
 	X := make([]float32, n*F)
@@ -82,17 +98,6 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 	for i, t := range qt {
 		qidx[t] = i
 	}
-	masks := make([]uint64, n)
-	ntok := make([]int, n)
-	for i, l := range lines {
-		toks := lexical.Tokens(l)
-		ntok[i] = len(toks)
-		for _, t := range toks {
-			if q, ok := qidx[t]; ok {
-				masks[i] |= 1 << uint(q)
-			}
-		}
-	}
 	// Stemmed matches (retries/retry/retrying) and 4-character prefix
 	// matches (parse/parser) of query pieces to line pieces, for the words a
 	// commit message inflects differently from the code.
@@ -106,10 +111,20 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 			qpfx[t[:4]] |= 1 << uint(i)
 		}
 	}
+	masks := make([]uint64, n)
 	smasks := make([]uint64, n)
 	pmasks := make([]uint64, n)
+	ntok := make([]int32, n)
 	for i, l := range lines {
-		for _, t := range lexical.Tokens(l) {
+		if done(ctx, i) {
+			return nil, 0, syntaxInfo{}
+		}
+		toks := lexical.Tokens(l)
+		ntok[i] = int32(len(toks))
+		for _, t := range toks {
+			if q, ok := qidx[t]; ok {
+				masks[i] |= 1 << uint(q)
+			}
 			if len(t) >= 3 {
 				smasks[i] |= qstem[stem(t)]
 			}
@@ -198,7 +213,7 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 		stemShare[i] = sshare(smasks[i])
 		maxStem = max(maxStem, stemShare[i])
 	}
-	distStem := make([]int, n)
+	distStem := make([]int32, n)
 	{
 		const far = 1 << 20
 		last := -far
@@ -206,18 +221,24 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 			if maxStem > 0 && stemShare[i] >= 0.5*maxStem {
 				last = i
 			}
-			distStem[i] = i - last
+			distStem[i] = int32(i - last)
 		}
 		last = 2 * far
 		for i := n - 1; i >= 0; i-- {
 			if maxStem > 0 && stemShare[i] >= 0.5*maxStem {
 				last = i
 			}
-			distStem[i] = min(distStem[i], last-i)
+			distStem[i] = min(distStem[i], int32(last-i))
 		}
 	}
 
+	if ctx.Err() != nil {
+		return nil, 0, syntaxInfo{}
+	}
 	bm := lexical.BM25(query, lines)
+	if ctx.Err() != nil {
+		return nil, 0, syntaxInfo{}
+	}
 	bmMax := 0.0
 	for _, s := range bm {
 		bmMax = max(bmMax, s)
@@ -228,20 +249,29 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 			bmn[i] = s / bmMax
 		}
 	}
-	order := make([]int, n)
+	order := make([]int32, n)
 	for i := range order {
-		order[i] = i
+		order[i] = int32(i)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return bm[order[a]] > bm[order[b]] })
-	rank := make([]int, n)
+	// A stable sort by decreasing score: the same order as sorting the
+	// indices with sort.SliceStable.
+	slices.SortStableFunc(order, func(a, b int32) int {
+		switch {
+		case bm[a] > bm[b]:
+			return -1
+		case bm[a] < bm[b]:
+			return 1
+		}
+		return 0
+	})
+	top := int(order[0])
+	rank := make([]int32, n)
 	for r, i := range order {
-		rank[i] = r
+		rank[i] = int32(r)
 	}
-	lineShare := make([]float64, n)
 	maxShare := 0.0
 	for i := range lines {
-		lineShare[i] = share(masks[i])
-		maxShare = max(maxShare, lineShare[i])
+		maxShare = max(maxShare, share(masks[i]))
 	}
 
 	// Exact identifiers of the query (snake_case, camelCase, dotted names).
@@ -257,24 +287,27 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 
 	// Distances to strong hits.
 	const far = 1 << 20
-	distStrong := make([]int, n)
+	distStrong := make([]int32, n)
 	last := -far
 	for i := 0; i < n; i++ {
 		if bm[i] > 0 && bmn[i] >= 0.5 {
 			last = i
 		}
-		distStrong[i] = i - last
+		distStrong[i] = int32(i - last)
 	}
 	last = 2 * far
 	for i := n - 1; i >= 0; i-- {
 		if bm[i] > 0 && bmn[i] >= 0.5 {
 			last = i
 		}
-		distStrong[i] = min(distStrong[i], last-i)
+		distStrong[i] = min(distStrong[i], int32(last-i))
 	}
 
 	// Syntax.
 	st := analyseSyntax(ctx, text, lang, n)
+	if ctx.Err() != nil {
+		return nil, 0, syntaxInfo{}
+	}
 
 	// Rank of each definition among the file's definitions by its stemmed
 	// match share (0 = best), so a line knows whether it sits in the
@@ -337,6 +370,9 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 	fn := float64(n)
 	logN := math.Log1p(fn)
 	for i, l := range lines {
+		if done(ctx, i) {
+			return nil, 0, syntaxInfo{}
+		}
 		row := X[i*F : (i+1)*F]
 		k := 0
 		put := func(v float64) {
@@ -347,7 +383,7 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 		put(float64(rank[i]) / fn)
 		put(math.Log1p(bm[i]))
 		put(float64(popcount(masks[i])) / math.Max(1, float64(present)))
-		put(lineShare[i])
+		put(share(masks[i]))
 		put(maxIdf(masks[i]))
 		ex := 0
 		for _, w := range idents {
@@ -396,7 +432,7 @@ func features(ctx context.Context, query, text string, lang syntax.Language) ([]
 			k += 7
 		}
 		put(math.Log1p(math.Min(float64(distStrong[i]), 1000)) / 7)
-		put(math.Log1p(math.Abs(float64(i-order[0]))) / 7)
+		put(math.Log1p(math.Abs(float64(i-top))) / 7)
 		put(math.Min(float64(st.depth[i]), 30) / 10)
 		put(math.Min(float64(indentWidth(l)), 64) / 16)
 		put(float64(i) / fn)
@@ -490,13 +526,13 @@ type syntaxInfo struct {
 	tree   *syntax.Tree
 	src    []byte
 	head   []int32 // first named non-root node starting on each row, -1
-	depth  []int   // ancestor count of head
+	depth  []int32 // ancestor count of head
 	def    []int32 // innermost function/class node covering the row, -1
 	errors int
 }
 
 func analyseSyntax(ctx context.Context, text string, lang syntax.Language, n int) syntaxInfo {
-	st := syntaxInfo{head: make([]int32, n), depth: make([]int, n), def: make([]int32, n)}
+	st := syntaxInfo{head: make([]int32, n), depth: make([]int32, n), def: make([]int32, n)}
 	for i := range st.head {
 		st.head[i], st.def[i] = -1, -1
 	}
@@ -510,8 +546,11 @@ func analyseSyntax(ctx context.Context, text string, lang syntax.Language, n int
 	}
 	st.tree = tree
 	st.errors = tree.Errors
-	nodeDepth := make([]int, len(tree.Nodes))
+	nodeDepth := make([]int32, len(tree.Nodes))
 	for j := 1; j < len(tree.Nodes); j++ {
+		if done(ctx, j) {
+			return st
+		}
 		nd := &tree.Nodes[j]
 		if nd.Parent >= 0 {
 			nodeDepth[j] = nodeDepth[nd.Parent] + 1
@@ -694,9 +733,16 @@ func QueryIDs(query string) []uint16 {
 
 // LineIDs returns, row-major n×MaxLineIDs, the hash buckets of each line's
 // distinct pieces (stemmed, 0-padded).
-func LineIDs(lines []string) []uint16 {
+func LineIDs(lines []string) []uint16 { return lineIDs(context.Background(), lines) }
+
+// lineIDs is LineIDs that stops early (with a result to discard) when ctx
+// is done.
+func lineIDs(ctx context.Context, lines []string) []uint16 {
 	out := make([]uint16, len(lines)*MaxLineIDs)
 	for i, l := range lines {
+		if done(ctx, i) {
+			break
+		}
 		row := out[i*MaxLineIDs : (i+1)*MaxLineIDs]
 		k := 0
 		for _, t := range lexical.Tokens(l) {
@@ -716,9 +762,26 @@ func LineIDs(lines []string) []uint16 {
 }
 
 // textLines splits text as evalset.Lines does (no lines for "").
-func textLines(text string) []string {
+func textLines(text string) []string { return splitLines(context.Background(), text) }
+
+// splitLines is textLines that stops early (returning nil) when ctx is
+// done: a megabyte of empty lines is a million strings.
+func splitLines(ctx context.Context, text string) []string {
 	if text == "" {
 		return nil
 	}
-	return evalset.Lines(text)
+	n := evalset.CountLines(text)
+	lines := make([]string, 0, n)
+	for len(lines) < n {
+		if done(ctx, len(lines)) {
+			return nil
+		}
+		k := strings.IndexByte(text, '\n')
+		if k < 0 {
+			k = len(text)
+		}
+		lines = append(lines, text[:k])
+		text = text[min(k+1, len(text)):]
+	}
+	return lines
 }

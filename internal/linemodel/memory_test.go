@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/prunekit/pruner/internal/syntax"
 )
 
@@ -101,4 +103,61 @@ func TestMemoryPerLine(t *testing.T) {
 		tot, peak = memUse(func() { m.Forward(in) })
 		t.Logf("%s: forward total %.0f B/line, peak %.0f B/line", c.name, float64(tot)/float64(n), float64(peak)/float64(n))
 	}
+}
+
+// TestCancelLargeInput: with a 1 ms deadline on a large text, feature
+// extraction and the forward pass stop early and report the deadline.
+func TestCancelLargeInput(t *testing.T) {
+	m := benchModel(&testing.B{})
+	lines, goBytes := 200_000, 4<<20
+	if *long {
+		lines, goBytes = 1_000_000, 20<<20
+	}
+	src := goCorpus(t, goBytes)
+	for _, c := range []struct {
+		name string
+		text string
+		lang syntax.Language
+	}{
+		{"empty lines", strings.Repeat("\n", lines), syntax.Go},
+		{"empty lines (text)", strings.Repeat("\n", lines), syntax.Text},
+		{"go source (text)", src, syntax.Text},
+		{"go source", src, syntax.Go},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		start := time.Now()
+		in := NewInput(ctx, "retry bad range headers", c.text, c.lang)
+		took := time.Since(start)
+		require.ErrorIs(t, ctx.Err(), context.DeadlineExceeded, c.name)
+		require.Zero(t, in.N, c.name)
+		require.Empty(t, m.Score(ctx, "retry bad range headers", c.text, c.lang), c.name)
+		cancel()
+		t.Logf("%s: features stopped after %v", c.name, took)
+		// Loose: a loaded shared machine can stall a goroutine, but not
+		// for the seconds a full run of these sizes takes.
+		require.Less(t, took, 2*time.Second, c.name)
+		if !*long {
+			continue
+		}
+		// Deadlines that fall in the later phases: report the overshoot.
+		for _, d := range []time.Duration{5, 20, 50, 100, 200, 400, 800} {
+			ctx, cancel := context.WithTimeout(context.Background(), d*time.Millisecond)
+			start := time.Now()
+			in := NewInput(ctx, "retry bad range headers", c.text, c.lang)
+			took := time.Since(start)
+			cancel()
+			if in.N == 0 {
+				t.Logf("%s: deadline %v ms: stopped after %v", c.name, int(d), took)
+			}
+		}
+	}
+	// The forward pass on a big input that is already computed.
+	in := NewInput(context.Background(), "retry bad range headers", strings.Repeat("x := 1\n", lines), syntax.Text)
+	require.Equal(t, lines, in.N)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := m.ForwardContext(ctx, in)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	t.Logf("forward stopped after %v", time.Since(start))
 }

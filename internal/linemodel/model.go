@@ -336,10 +336,24 @@ type Input struct {
 	Tree *syntax.Tree
 }
 
-// NewInput computes the model input of text for query.
+// NewInput computes the model input of text for query. When ctx is done
+// it returns early with an empty input (N = 0); the caller looks at
+// ctx.Err().
 func NewInput(ctx context.Context, query, text string, lang syntax.Language) Input {
-	X, n, st := features(ctx, query, text, lang)
-	return Input{X: X, N: n, Def: st.defIDs(n), QIDs: QueryIDs(query), TIDs: LineIDs(textLines(text)), Tree: st.tree}
+	lines := splitLines(ctx, text)
+	X, n, st := features(ctx, query, lines, text, lang)
+	if ctx.Err() != nil {
+		return Input{}
+	}
+	def := st.def
+	if len(def) != n {
+		def = st.defIDs(n)
+	}
+	tids := lineIDs(ctx, lines)
+	if ctx.Err() != nil {
+		return Input{}
+	}
+	return Input{X: X, N: n, Def: def, QIDs: QueryIDs(query), TIDs: tids, Tree: st.tree}
 }
 
 // embedRows writes, for each of the n rows, the mean embedding of the
