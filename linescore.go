@@ -55,7 +55,10 @@ func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax
 	if in.N != len(lines) {
 		return nil, fmt.Errorf("pruner: line model read %d lines of %d", in.N, len(lines))
 	}
-	out := p.lines.Forward(in)
+	out, err := p.lines.ForwardContext(ctx, in)
+	if err != nil {
+		return nil, err
+	}
 	rank := p.lines.RankOutputs(out)
 	// Blank lines are never relevant on their own (repair and rendering
 	// decide them): they take no share.
