@@ -6,7 +6,8 @@
 //	server                            # no checkpoint: the embedded line model
 //	server -scorer lexical            # the BM25 baseline, same API
 //
-//	GET  /health     {"status":"healthy","model_loaded":true,"scorer":"swe-pruner"}
+//	GET  /health     {"status":"healthy","model_loaded":true,"scorer":"swe-pruner"} after a real
+//	                 prune of a tiny input (cached briefly); 503 {"status":"unhealthy",...,"error_msg"}
 //	POST /prune      {"query","code","threshold","always_keep_first_frags","chunk_overlap_tokens"}
 //	                 → {"score","pruned_code","token_scores","kept_frags","origin_token_cnt",
 //	                    "left_token_cnt","model_input_token_cnt","error_msg"}
@@ -63,7 +64,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413)")
 	fs.IntVar(&f.maxLength, "max-length", 8192, "model window length in tokens (the SWE-Pruner service uses 8192)")
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", 0, "prunes running at once (0: GOMAXPROCS); others wait")
-	fs.DurationVar(&f.timeout, "timeout", httpapi.DefaultTimeout, "per-request pruning timeout (then 503)")
+	fs.DurationVar(&f.timeout, "timeout", httpapi.DefaultTimeout, "per-request deadline: 503 when no slot frees in time, 504 when the prune overruns it")
 	fs.DurationVar(&f.readTimeout, "read-timeout", 30*time.Second, "time to read a whole request")
 	fs.DurationVar(&f.writeTimeout, "write-timeout", 0, "time to handle and write a response (0: -timeout + 30s)")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "keep-alive idle timeout")
@@ -101,6 +102,11 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 	})
 	if err != nil {
 		return err
+	}
+	// A model that loads but cannot prune (or prunes to NaN) must not be
+	// served: run the health probe once before listening.
+	if err := h.Check(ctx); err != nil {
+		return fmt.Errorf("model failed its health check: %w", err)
 	}
 	srv := &http.Server{
 		Handler:           h,

@@ -16,22 +16,43 @@
 // scorer, which scores lines).
 //
 // Errors are JSON objects {"error_msg": "..."} with status 400 (malformed
-// JSON, missing query or code, invalid option), 413 (body over the limit),
-// 503 (timed out or server busy) or 500.
+// JSON, missing query or code, invalid option), 404 (no such path), 405
+// (wrong method; the Allow header lists the right ones), 413 (body over the
+// limit), 503 (server busy: no pruning slot before the request's deadline,
+// or too many prunes still running past theirs), 504 (the prune passed the
+// request's deadline) or 500 (including a result that cannot be encoded as
+// JSON, such as a NaN score). No response is ever a 200 with an empty body:
+// responses are encoded in full before the status line is written.
+//
+// A request's deadline (Config.Timeout) bounds the work done on its behalf:
+// when it passes, the client gets 504 at once and the request's concurrency
+// slot is freed, even if the prune has not noticed the cancellation yet. Such
+// overrunning prunes are counted; while more than Config.MaxOverrun of them
+// are still running, new requests get 503, so CPU use stays bounded.
+//
+// GET /health runs a real prune on a tiny input through the model (the
+// result is cached for Config.HealthTTL) and answers 200 only when it
+// succeeds with finite scores; otherwise 503 with status "unhealthy" and the
+// reason in error_msg.
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prunekit/pruner"
@@ -43,6 +64,13 @@ import (
 const (
 	DefaultMaxBodyBytes = 8 << 20
 	DefaultTimeout      = 2 * time.Minute
+	DefaultHealthTTL    = 10 * time.Second
+)
+
+// The health probe: a real prune of a tiny input.
+const (
+	healthQuery = "health check: return the sum"
+	healthText  = "def add(a, b):\n    return a + b\n"
 )
 
 // SWE-Pruner request defaults (PruneRequest in the original service).
@@ -56,12 +84,23 @@ type Config struct {
 	// MaxBodyBytes caps a request body; larger bodies get 413
 	// (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
-	// Timeout bounds one prune; a request still running then gets 503
-	// (default DefaultTimeout).
+	// Timeout bounds one request's wait for a slot plus its prune: a
+	// request that gets no slot in time gets 503, one whose prune is still
+	// running then gets 504 and frees its slot (default DefaultTimeout).
 	Timeout time.Duration
 	// MaxConcurrent bounds the prunes running at once; further requests wait
 	// for a slot until their timeout (default GOMAXPROCS).
 	MaxConcurrent int
+	// MaxOverrun bounds the prunes still running after their request's
+	// deadline (they no longer hold a slot): while more are running, new
+	// requests get 503 at once (default MaxConcurrent).
+	MaxOverrun int
+	// HealthTTL is how long a /health result is reused (default
+	// DefaultHealthTTL; negative: probe on every call).
+	HealthTTL time.Duration
+	// HealthTimeout bounds the /health probe (default: Timeout, at most
+	// 30 seconds).
+	HealthTimeout time.Duration
 	// TokenizerDir is the checkpoint folder; its vocab.json, when present,
 	// counts the tokens of model_input_token_cnt (default: the embedded
 	// Qwen3 tokenizer, as the pruner itself does).
@@ -72,13 +111,44 @@ type Config struct {
 
 // Handler serves the pruning API. It is safe for concurrent use.
 type Handler struct {
-	base   *pruner.Pruner
-	tok    *tokenizer.Tokenizer
-	cfg    Config
-	slots  chan struct{}
-	mux    *http.ServeMux
-	prompt int // prefix + suffix tokens of the model input
+	base    engine
+	tok     *tokenizer.Tokenizer
+	cfg     Config
+	slots   chan struct{}
+	overrun atomic.Int64 // prunes still running past their deadline
+	mux     *http.ServeMux
+	prompt  int // prefix + suffix tokens of the model input
+
+	healthMu       sync.Mutex
+	healthAt       time.Time
+	healthErr      error
+	healthValid    bool
+	healthInflight chan struct{}
 }
+
+// engine is what the handler prunes with: a *pruner.Pruner in production,
+// a fake in tests (a model that produces NaN, or one that ignores deadlines).
+type engine interface {
+	With(opts ...pruner.Option) (engine, error)
+	Prune(ctx context.Context, query, text string) (*pruner.Result, error)
+	Kind() string
+}
+
+type libEngine struct{ p *pruner.Pruner }
+
+func (e libEngine) With(opts ...pruner.Option) (engine, error) {
+	q, err := e.p.With(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return libEngine{q}, nil
+}
+
+func (e libEngine) Prune(ctx context.Context, query, text string) (*pruner.Result, error) {
+	return e.p.Prune(ctx, query, text)
+}
+
+func (e libEngine) Kind() string { return e.p.Kind() }
 
 // New returns a Handler pruning with p. p's options are the defaults of
 // every request; request fields override them per call.
@@ -86,6 +156,10 @@ func New(p *pruner.Pruner, cfg Config) (*Handler, error) {
 	if p == nil {
 		return nil, errors.New("httpapi: nil pruner")
 	}
+	return newHandler(libEngine{p}, cfg)
+}
+
+func newHandler(e engine, cfg Config) (*Handler, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -95,6 +169,15 @@ func New(p *pruner.Pruner, cfg Config) (*Handler, error) {
 	if cfg.MaxConcurrent <= 0 {
 		cfg.MaxConcurrent = runtime.GOMAXPROCS(0)
 	}
+	if cfg.MaxOverrun <= 0 {
+		cfg.MaxOverrun = cfg.MaxConcurrent
+	}
+	if cfg.HealthTTL == 0 {
+		cfg.HealthTTL = DefaultHealthTTL
+	}
+	if cfg.HealthTimeout <= 0 {
+		cfg.HealthTimeout = min(cfg.Timeout, 30*time.Second)
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -103,7 +186,7 @@ func New(p *pruner.Pruner, cfg Config) (*Handler, error) {
 		return nil, fmt.Errorf("httpapi: %w", err)
 	}
 	h := &Handler{
-		base:   p,
+		base:   e,
 		tok:    tok,
 		cfg:    cfg,
 		slots:  make(chan struct{}, cfg.MaxConcurrent),
@@ -125,20 +208,138 @@ func loadTokenizer(dir string) (*tokenizer.Tokenizer, error) {
 	return tokenizer.Qwen3()
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. Unknown paths (404) and wrong methods
+// (405, with the Allow header) get JSON error bodies like every other error.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
 			h.cfg.Logger.Error("panic", "path", r.URL.Path, "panic", v)
-			writeError(w, http.StatusInternalServerError, "internal error")
+			h.writeError(w, http.StatusInternalServerError, "internal error")
 		}
 	}()
+	if _, pattern := h.mux.Handler(r); pattern == "" {
+		// The mux's own 404 or 405 answer, captured and re-sent as JSON.
+		rec := &captureWriter{header: http.Header{}}
+		h.mux.ServeHTTP(rec, r)
+		status := rec.status
+		if status == 0 || status == http.StatusOK {
+			status = http.StatusNotFound
+		}
+		if allow := rec.header.Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		msg := fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path)
+		if status == http.StatusMethodNotAllowed {
+			msg = fmt.Sprintf("method %s not allowed for %s (allowed: %s)", r.Method, r.URL.Path, rec.header.Get("Allow"))
+		}
+		h.writeError(w, status, msg)
+		return
+	}
 	h.mux.ServeHTTP(w, r)
 }
 
-// health answers as the original service does, plus the scorer kind.
-func (h *Handler) health(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "healthy", "model_loaded": true, "scorer": h.base.Kind()})
+// captureWriter records the status and headers of the mux's fallback
+// handlers and drops their plain-text body.
+type captureWriter struct {
+	header http.Header
+	status int
+}
+
+func (c *captureWriter) Header() http.Header { return c.header }
+func (c *captureWriter) WriteHeader(status int) {
+	if c.status == 0 {
+		c.status = status
+	}
+}
+func (c *captureWriter) Write(p []byte) (int, error) {
+	c.WriteHeader(http.StatusOK)
+	return len(p), nil
+}
+
+// health answers as the original service does, plus the scorer kind, but
+// only after a real prune of a tiny input has succeeded with finite scores
+// (cached for HealthTTL); otherwise 503 with status "unhealthy".
+func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
+	if err := h.Check(r.Context()); err != nil {
+		h.cfg.Logger.Warn("health check failed", "err", err)
+		h.writeJSON(w, http.StatusServiceUnavailable, map[string]any{
+			"status": "unhealthy", "model_loaded": true, "scorer": h.base.Kind(), "error_msg": err.Error(),
+		})
+		return
+	}
+	h.writeJSON(w, http.StatusOK, map[string]any{"status": "healthy", "model_loaded": true, "scorer": h.base.Kind()})
+}
+
+// Check runs the health probe — a real prune of a tiny input, which must
+// succeed within HealthTimeout with finite scores — and returns why it
+// failed, or nil. A result younger than HealthTTL is reused, and concurrent
+// callers share one probe. The server runs it before it starts listening.
+func (h *Handler) Check(ctx context.Context) error {
+	h.healthMu.Lock()
+	if h.healthValid && h.cfg.HealthTTL > 0 && time.Since(h.healthAt) < h.cfg.HealthTTL {
+		err := h.healthErr
+		h.healthMu.Unlock()
+		return err
+	}
+	if ch := h.healthInflight; ch != nil {
+		h.healthMu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("health check: %w", ctx.Err())
+		}
+		h.healthMu.Lock()
+		err := h.healthErr
+		h.healthMu.Unlock()
+		return err
+	}
+	ch := make(chan struct{})
+	h.healthInflight = ch
+	h.healthMu.Unlock()
+
+	err := h.probe()
+
+	h.healthMu.Lock()
+	h.healthErr, h.healthAt, h.healthValid, h.healthInflight = err, time.Now(), true, nil
+	h.healthMu.Unlock()
+	close(ch)
+	return err
+}
+
+// probe prunes the health input. It does not take a pruning slot (the input
+// is tiny), so a busy server still reports on its model; its own timeout
+// bounds it, and a probe that overruns it counts as overrunning work.
+func (h *Handler) probe() error {
+	ctx, cancel := context.WithTimeout(context.Background(), h.cfg.HealthTimeout)
+	defer cancel()
+	res, err := h.bounded(ctx, h.base, healthQuery, healthText)
+	if err != nil {
+		return fmt.Errorf("health check prune failed: %w", err)
+	}
+	if err := checkFinite(res); err != nil {
+		return fmt.Errorf("health check prune: %w", err)
+	}
+	return nil
+}
+
+// checkFinite reports a NaN or infinite score in res: such a result cannot
+// be encoded as JSON and means the model is broken.
+func checkFinite(res *pruner.Result) error {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+	if bad(res.Score) {
+		return fmt.Errorf("document score is %v", res.Score)
+	}
+	for _, l := range res.Lines {
+		if bad(l.Score) {
+			return fmt.Errorf("line %d score is %v", l.Number, l.Score)
+		}
+	}
+	for i, ts := range res.TokenScores {
+		if bad(ts.Score) {
+			return fmt.Errorf("token %d score is %v", i, ts.Score)
+		}
+	}
+	return nil
 }
 
 // PruneRequest is the SWE-Pruner service's request. Pointers tell absent
@@ -232,7 +433,7 @@ func (h *Handler) prune(w http.ResponseWriter, r *http.Request) {
 		q := len(h.tok.Encode(chunk.FormatQuery(chunk.BudgetInstruction, *req.Query)))
 		out.ModelInputTokenCnt = q + res.Tokens.Input + h.prompt
 	}
-	writeJSON(w, http.StatusOK, out)
+	h.writeJSON(w, http.StatusOK, out)
 }
 
 // NativeRequest is the body of POST /v1/prune.
@@ -393,21 +594,29 @@ func (h *Handler) prunev1(w http.ResponseWriter, r *http.Request) {
 	if out.Notes == nil {
 		out.Notes = []string{}
 	}
-	writeJSON(w, http.StatusOK, out)
+	h.writeJSON(w, http.StatusOK, out)
 }
 
 // run prunes under the request timeout and the concurrency limit, and maps
 // errors to status codes.
-func (h *Handler) run(ctx context.Context, p *pruner.Pruner, query, text string) (*pruner.Result, int, error) {
+func (h *Handler) run(ctx context.Context, p engine, query, text string) (*pruner.Result, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
 	defer cancel()
+	if n := h.overrun.Load(); n > int64(h.cfg.MaxOverrun) {
+		return nil, http.StatusServiceUnavailable, fmt.Errorf("server overloaded: %d prunes are still running past their deadline", n)
+	}
+	// An expired deadline must not win a free slot by chance (select picks
+	// randomly among ready cases).
+	if err := ctx.Err(); err != nil {
+		return nil, http.StatusServiceUnavailable, fmt.Errorf("server busy: no pruning slot within %v: %w", h.cfg.Timeout, err)
+	}
 	select {
 	case h.slots <- struct{}{}:
 		defer func() { <-h.slots }()
 	case <-ctx.Done():
 		return nil, http.StatusServiceUnavailable, fmt.Errorf("server busy: no pruning slot within %v: %w", h.cfg.Timeout, ctx.Err())
 	}
-	res, err := p.Prune(ctx, query, text)
+	res, err := h.bounded(ctx, p, query, text)
 	switch {
 	case err == nil:
 		return res, http.StatusOK, nil
@@ -415,10 +624,52 @@ func (h *Handler) run(ctx context.Context, p *pruner.Pruner, query, text string)
 		return nil, http.StatusBadRequest, err
 	case errors.Is(err, pruner.ErrInputTooLarge):
 		return nil, http.StatusRequestEntityTooLarge, err
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return nil, http.StatusServiceUnavailable, fmt.Errorf("prune timed out or was cancelled: %w", err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, http.StatusGatewayTimeout, fmt.Errorf("prune did not finish within %v: %w", h.cfg.Timeout, err)
+	case errors.Is(err, context.Canceled):
+		return nil, http.StatusServiceUnavailable, fmt.Errorf("prune cancelled: %w", err)
 	}
 	return nil, http.StatusInternalServerError, err
+}
+
+// bounded runs p.Prune and returns when it does or when ctx is done,
+// whichever comes first, so that a prune that is slow to notice its deadline
+// cannot hold the request (or its slot) past it. Such a prune keeps running
+// in the background, counted in h.overrun until it returns. A panic in the
+// prune becomes an error.
+func (h *Handler) bounded(ctx context.Context, p engine, query, text string) (*pruner.Result, error) {
+	type result struct {
+		res *pruner.Result
+		err error
+	}
+	done := make(chan result, 1)
+	var state atomic.Int32 // 0 running, 1 finished, 2 abandoned
+	go func() {
+		var r result
+		defer func() {
+			if v := recover(); v != nil {
+				r = result{err: fmt.Errorf("internal error: %v", v)}
+			}
+			done <- r
+			if !state.CompareAndSwap(0, 1) {
+				h.overrun.Add(-1) // abandoned: it was counted as overrunning
+			}
+		}()
+		r.res, r.err = p.Prune(ctx, query, text)
+	}()
+	select {
+	case r := <-done:
+		return r.res, r.err
+	case <-ctx.Done():
+	}
+	h.overrun.Add(1)
+	if state.CompareAndSwap(0, 2) {
+		return nil, ctx.Err()
+	}
+	// It finished between the deadline and now: take its result.
+	h.overrun.Add(-1)
+	r := <-done
+	return r.res, r.err
 }
 
 // decode reads one JSON object from a size-limited body.
@@ -444,15 +695,30 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) (int, er
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, err error) {
 	h.cfg.Logger.Warn("request failed", "path", r.URL.Path, "status", status, "err", err)
-	writeError(w, status, err.Error())
+	h.writeError(w, status, err.Error())
 }
 
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, errorBody{ErrorMsg: msg})
+func (h *Handler) writeError(w http.ResponseWriter, status int, msg string) {
+	h.writeJSON(w, status, errorBody{ErrorMsg: msg})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON encodes v in full before writing anything, so that an encoding
+// failure (a NaN score, say) becomes a 500 with a JSON error body instead of
+// a 200 with an empty one.
+func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		h.cfg.Logger.Error("cannot encode the response", "status", status, "err", err)
+		buf.Reset()
+		status = http.StatusInternalServerError
+		msg := "internal error: cannot encode the response: " + err.Error()
+		if err := json.NewEncoder(&buf).Encode(errorBody{ErrorMsg: msg}); err != nil {
+			buf.Reset()
+			buf.WriteString(`{"error_msg":"internal error"}` + "\n")
+		}
+	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v) // the client may be gone; nothing to do
+	_, _ = w.Write(buf.Bytes()) // the client may be gone; nothing to do
 }
