@@ -83,8 +83,11 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pruner: %w: %w", ErrUnsupportedBackend, err)
 	}
-	model, err := skimmer.Load(dir, b)
+	model, err := skimmer.LoadContext(ctx, dir, b)
 	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, skimmer.ErrCheckpoint) {
+			return nil, fmt.Errorf("pruner: load %s: %w", dir, err)
+		}
 		return nil, fmt.Errorf("pruner: %w: %s: %w", ErrBadCheckpoint, dir, err)
 	}
 	tok, err := loadTokenizer(dir)
