@@ -26,7 +26,8 @@ type Analysis struct {
 	parseErrors int
 
 	items    []item
-	rowItems csr // row -> items whose skeleton holds the row
+	skels    []skelRow // item skeletons, item after item
+	rowItems csr       // row -> items whose skeleton holds the row
 
 	defRows  [][]int32 // name id -> rows that define the name
 	imported []bool    // name id -> some definition is an import
@@ -44,9 +45,11 @@ type item struct {
 	node       int32
 	start, end int32
 	parent     int32 // enclosing item, -1 for the root
-	kind       kind
-	skel       []skelRow // rows that must stay when anything in the item stays
-	ret        int32     // row of a trivial final return, -1 if none
+	ret        int32 // row of a trivial final return, -1 if none
+	// skel, skelEnd delimit in Analysis.skels the rows that must stay
+	// when anything in the item stays.
+	skel, skelEnd int32
+	kind          kind
 }
 
 type skelRow struct {
@@ -96,6 +99,12 @@ func AnalyzeTree(ctx context.Context, text string, lang syntax.Language, tree *s
 		return nil, fmt.Errorf("analyze %s: %w", lang, err)
 	}
 	return a, nil
+}
+
+// skelOf returns the skeleton of item j.
+func (a *Analysis) skelOf(j int32) []skelRow {
+	it := &a.items[j]
+	return a.skels[it.skel:it.skelEnd]
 }
 
 // Language returns the language the text was analysed as.
@@ -799,8 +808,12 @@ func (b *builder) buildSkeletons(owned csrOwned) {
 	}
 	offs[nItems] = int32(len(all))
 	for idx := range a.items {
-		a.items[idx].skel = all[offs[idx]:offs[idx+1]:offs[idx+1]]
+		a.items[idx].skel, a.items[idx].skelEnd = offs[idx], offs[idx+1]
 	}
+	if cap(all)-len(all) > len(all)/4 {
+		all = slices.Clone(all) // the estimate was generous: keep what is used
+	}
+	a.skels = all
 	// rowItems: per row, the items whose skeleton holds it, item by item,
 	// then the item whose soft token spans it.
 	rb := newCSRBuilder(a.lines.n())
@@ -809,7 +822,7 @@ func (b *builder) buildSkeletons(owned csrOwned) {
 			rb.start()
 		}
 		for idx := range a.items {
-			for _, s := range a.items[idx].skel {
+			for _, s := range a.skelOf(int32(idx)) {
 				if b.stop() {
 					return
 				}
@@ -840,8 +853,10 @@ func (b *builder) buildSkeletons(owned csrOwned) {
 // linkCompanions adds rows that must come along with an item although they
 // are separate items in the grammar: Rust attributes before an item, and
 // the case headers of a Python match (a match needs at least one case).
+// The rows come after the item's own skeleton, in the order found.
 func (b *builder) linkCompanions() {
 	a := b.a
+	extra := map[int32][]skelRow{} // item -> rows added after its skeleton
 	var pending []int32
 	for i := range b.nodes {
 		if b.stop() {
@@ -863,7 +878,7 @@ func (b *builder) linkCompanions() {
 			typ := b.nodes[c].Type
 			if isMatch && typ == "case_clause" {
 				o := b.owner[i]
-				a.items[o].skel = append(a.items[o].skel, skelRow{row: a.items[idx].start, reason: ReasonControl})
+				extra[o] = append(extra[o], skelRow{row: a.items[idx].start, reason: ReasonControl})
 			}
 			if attachedPrefix[typ] {
 				pending = append(pending, idx)
@@ -873,15 +888,34 @@ func (b *builder) linkCompanions() {
 				continue
 			}
 			for _, p := range pending {
-				for _, s := range a.items[p].skel {
-					a.items[idx].skel = append(a.items[idx].skel, skelRow{row: s.row, reason: ReasonScope})
+				for _, s := range a.skelOf(p) {
+					extra[idx] = append(extra[idx], skelRow{row: s.row, reason: ReasonScope})
+				}
+				for _, s := range extra[p] {
+					extra[idx] = append(extra[idx], skelRow{row: s.row, reason: ReasonScope})
 				}
 				// An attribute cannot end a block, so it brings its item.
-				a.items[p].skel = append(a.items[p].skel, skelRow{row: a.items[idx].start, reason: ReasonScope})
+				extra[p] = append(extra[p], skelRow{row: a.items[idx].start, reason: ReasonScope})
 			}
 			pending = pending[:0]
 		}
 	}
+	if len(extra) == 0 {
+		return
+	}
+	n := len(a.skels)
+	for _, rows := range extra {
+		n += len(rows)
+	}
+	skels := make([]skelRow, 0, n)
+	for idx := range a.items {
+		it := &a.items[idx]
+		start := int32(len(skels))
+		skels = append(skels, a.skels[it.skel:it.skelEnd]...)
+		skels = append(skels, extra[int32(idx)]...)
+		it.skel, it.skelEnd = start, int32(len(skels))
+	}
+	a.skels = skels
 }
 
 // findReturns records, for function items, a one-line return that ends

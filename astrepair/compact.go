@@ -58,7 +58,11 @@ func (b *csrBuilder) start() {
 	for r := 1; r < len(b.c.off); r++ {
 		b.c.off[r] += b.c.off[r-1]
 	}
-	b.c.data = make([]int32, b.c.off[len(b.c.off)-1])
+	total := b.c.off[len(b.c.off)-1]
+	if total == 0 {
+		return // nothing to put
+	}
+	b.c.data = make([]int32, total)
 	b.next = make([]int32, len(b.c.off)-1)
 	copy(b.next, b.c.off)
 }
@@ -68,8 +72,12 @@ func (b *csrBuilder) put(r, v int32) {
 	b.next[r]++
 }
 
+// done returns the csr; one without entries is empty (no offsets).
 func (b *csrBuilder) done() csr {
 	b.next = nil
+	if len(b.c.data) == 0 {
+		return csr{}
+	}
 	return b.c
 }
 

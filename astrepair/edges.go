@@ -63,7 +63,7 @@ func (a *Analysis) Structure(ctx context.Context, rows []int) ([]int, error) {
 					return false
 				}
 				done[j] = true
-				for _, sk := range a.items[j].skel {
+				for _, sk := range a.skelOf(j) {
 					if tk.stop(ctx) {
 						return false
 					}

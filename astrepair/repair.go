@@ -207,7 +207,7 @@ func (a *Analysis) close(ctx context.Context, s *state, returns bool) error {
 					break
 				}
 				if l == 0 {
-					for _, sk := range a.items[j].skel {
+					for _, sk := range a.skelOf(j) {
 						if tk.stop(ctx) {
 							return fmt.Errorf("repair: %w", ctx.Err())
 						}
