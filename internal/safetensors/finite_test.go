@@ -79,15 +79,22 @@ func TestFloat32FiniteExhaustive(t *testing.T) {
 		for _, bits := range []uint32{0, 0x80000000, 0x00000001, 0x7f7fffff, 0xff7fffff, 0x3f800000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffffffff} {
 			vals = append(vals, math.Float32frombits(bits))
 		}
+		// Every position of a 5-element tensor: both lanes of the 2-wide
+		// loop and the tail.
 		for i, v := range vals {
-			f := openImage(t, NewFloat32Tensor("x", []int{5}, []float32{1, 2, v, 3, 4}))
-			_, err := f.Float32Finite("x")
-			if isFinite(v) {
-				require.NoError(t, err, "value %d", i)
-			} else {
-				require.ErrorIs(t, err, ErrNonFinite, "value %d (%v)", i, v)
-				require.Contains(t, err.Error(), `tensor "x" has `)
-				require.Contains(t, err.Error(), "at index 2 (1 of 5 values")
+			for pos := 0; pos < 5; pos++ {
+				x := []float32{1, 2, 3, 4, 5}
+				x[pos] = v
+				f := openImage(t, NewFloat32Tensor("x", []int{5}, x))
+				got, err := f.Float32Finite("x")
+				if isFinite(v) {
+					require.NoError(t, err, "value %d", i)
+					require.Equal(t, math.Float32bits(v), math.Float32bits(got[pos]))
+				} else {
+					require.ErrorIs(t, err, ErrNonFinite, "value %d (%v) at %d", i, v, pos)
+					require.Contains(t, err.Error(), `tensor "x" has `)
+					require.Contains(t, err.Error(), "at index "+itoa(pos)+" (1 of 5 values")
+				}
 			}
 		}
 	})
