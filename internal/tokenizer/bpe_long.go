@@ -126,11 +126,28 @@ func (t *Tokenizer) chunk(s string, sc *bpeScratch) *chunkResult {
 // file), or reports false, leaving dst's contents beyond len(dst) undefined,
 // when some cut could not be proved safe.
 func (t *Tokenizer) mergeLong(dst []int32, word string, sc *bpeScratch) ([]int32, bool) {
+	ok := t.walkLong(word, sc, func(ids []int32) { dst = append(dst, ids...) })
+	return dst, ok
+}
+
+// countLong returns the number of tokens of a long word, or false as
+// mergeLong does.
+func (t *Tokenizer) countLong(word string, sc *bpeScratch) (int, bool) {
+	n := 0
+	ok := t.walkLong(word, sc, func(ids []int32) { n += len(ids) })
+	return n, ok
+}
+
+// walkLong merges a long word chunk by chunk, passing each chunk's ids to
+// emit once its cut is proved safe; it reports false as soon as one cannot
+// be (the ids already emitted are then to be discarded).
+func (t *Tokenizer) walkLong(word string, sc *bpeScratch, emit func([]int32)) bool {
 	n := len(word)
+	var pending []int32
 	var prevRight []spineSym
 	for pos := 0; pos < n; {
 		if sc.cancel.tick(chunkProbe) {
-			return dst, true // the caller returns an error, not these ids
+			return true // the caller returns an error, not these ids
 		}
 		end := n
 		if n-pos > 2*chunkProbe {
@@ -151,18 +168,21 @@ func (t *Tokenizer) mergeLong(dst []int32, word string, sc *bpeScratch) ([]int32
 				p += int(t.tokLen[id])
 			}
 			if end < 0 {
-				return dst, false
+				return false
 			}
 		}
 		c := t.chunk(word[pos:end], sc)
-		if prevRight != nil && !t.safeCut(prevRight, c.left) {
-			return dst, false
+		if prevRight != nil {
+			if !t.safeCut(prevRight, c.left) {
+				return false
+			}
+			emit(pending)
 		}
-		dst = append(dst, c.ids...)
-		prevRight = c.right
+		pending, prevRight = c.ids, c.right
 		pos = end
 	}
-	return dst, true
+	emit(pending)
+	return true
 }
 
 // mergeHeapRec is mergeHeap also recording the word's spines in rec.

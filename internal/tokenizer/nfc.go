@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file is an NFC normaliser that keeps track of where every output
@@ -187,7 +188,9 @@ func normalizeCtx(s string, c *canceller) normText {
 // across a safe character, so the regions can be normalised independently.
 func normalizeSlow(s string, c *canceller) normText {
 	var (
-		out      []byte
+		// NFC rarely changes the length much: one allocation, not a
+		// doubling series of copies of a large text.
+		out      = make([]byte, 0, len(s)+len(s)/16+16)
 		regions  []normRegion
 		units    []origSpan
 		runes    []rune
@@ -244,7 +247,9 @@ func normalizeSlow(s string, c *canceller) normText {
 		i, cp = j, jcp
 	}
 	out = append(out, s[copied:]...)
-	return normText{text: string(out), regions: regions}
+	// out is never written again: the string shares its bytes rather than
+	// copying a text that may be megabytes.
+	return normText{text: unsafe.String(unsafe.SliceData(out), len(out)), regions: regions}
 }
 
 type nfcChar struct {

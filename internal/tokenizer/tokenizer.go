@@ -142,8 +142,15 @@ func (t *Tokenizer) CountContext(ctx context.Context, text string) (int, error) 
 	n := 0
 	for i := 0; i < len(text) && !e.sc.cancel.cancelled(); {
 		end := pretokenEndCtx(text, i, e.sc.cancel)
-		e.ids = e.t.appendWord(e.ids[:0], text[i:end], &e.sc)
-		n += len(e.ids)
+		k, ok := 0, false
+		if end-i >= longWord && e.t.monotone {
+			k, ok = e.t.countLong(text[i:end], &e.sc)
+		}
+		if !ok {
+			e.ids = e.t.appendWord(e.ids[:0], text[i:end], &e.sc)
+			k = len(e.ids)
+		}
+		n += k
 		e.sc.cancel.tick(end - i)
 		i = end
 	}
