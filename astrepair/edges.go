@@ -167,3 +167,85 @@ func sortedRows(m map[int32]bool) []int {
 	sort.Ints(out)
 	return out
 }
+
+// Linked returns the lines one dependency edge away from any of rows: the
+// union of Definitions and CallSites over rows, sorted. The work is linear
+// in rows and in the uses and definitions of the names on them, however
+// many of rows share a name (calling Definitions and CallSites per row
+// costs rows × definitions when they do).
+func (a *Analysis) Linked(ctx context.Context, rows []int) ([]int, error) {
+	if err := a.checkRows(rows); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("linked: %w", err)
+	}
+	if !a.parsed {
+		return nil, nil
+	}
+	var tk ticker
+	stop := func() error {
+		if tk.stop(ctx) {
+			return fmt.Errorf("linked: %w", ctx.Err())
+		}
+		return nil
+	}
+	in := make([]bool, a.lines.n())
+	var out []int32
+	put := func(r int32) {
+		if !in[r] {
+			in[r] = true
+			out = append(out, r)
+		}
+	}
+	// Definitions: each used name's definitions once.
+	named := make([]bool, len(a.defRows))
+	// Call sites: a name's uses, less its definition row when only one of
+	// rows defines it (CallSites(r) leaves r out).
+	definer := make(map[int32]int32) // id -> 1 + the one row defining it, or -1
+	var defined []int32              // ids in definer, in order
+	for _, r := range rows {
+		for _, id := range a.useNames.row(int32(r)) {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+			if named[id] {
+				continue
+			}
+			named[id] = true
+			for _, d := range a.defRows[id] {
+				if err := stop(); err != nil {
+					return nil, err
+				}
+				put(d)
+			}
+		}
+		for _, id := range a.rowDefs.row(int32(r)) {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+			if a.imported[id] {
+				continue
+			}
+			switch d, ok := definer[id]; {
+			case !ok:
+				definer[id] = int32(r) + 1
+				defined = append(defined, id)
+			case d != int32(r)+1:
+				definer[id] = -1
+			}
+		}
+	}
+	for _, id := range defined {
+		except := definer[id] - 1 // -2 when two rows define it: no exception
+		for _, u := range a.useRows[id] {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+			if u != except {
+				put(u)
+			}
+		}
+	}
+	return sortedInts(out), nil
+}

@@ -2,6 +2,9 @@ package astrepair
 
 import (
 	"context"
+	"math/rand"
+	"os"
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,4 +57,52 @@ func TestEdges(t *testing.T) {
 	assert.Empty(t, st)
 	assert.Equal(t, syntax.Text, text.Language())
 	assert.Equal(t, 2, text.Lines())
+}
+
+// Linked is the union of Definitions and CallSites over its rows.
+func TestLinkedIsUnionOfEdges(t *testing.T) {
+	ctx := context.Background()
+	for _, file := range cleanFixtures(t) {
+		src, err := os.ReadFile(file)
+		require.NoError(t, err)
+		text := string(src)
+		a, err := Analyze(ctx, text, syntax.Detect(text, file))
+		require.NoError(t, err)
+		rng := rand.New(rand.NewSource(int64(len(text))))
+		for k := 0; k < 20; k++ {
+			var rows []int
+			for i := 0; i < 1+rng.Intn(12); i++ {
+				rows = append(rows, rng.Intn(a.Lines()))
+			}
+			if k%4 == 0 {
+				rows = append(rows, rows[0]) // a repeated row
+			}
+			want := map[int]bool{}
+			for _, r := range rows {
+				defs, err := a.Definitions(ctx, r)
+				require.NoError(t, err)
+				calls, err := a.CallSites(ctx, r)
+				require.NoError(t, err)
+				for _, x := range append(defs, calls...) {
+					want[x] = true
+				}
+			}
+			wantRows := make([]int, 0, len(want))
+			for x := range want {
+				wantRows = append(wantRows, x)
+			}
+			sort.Ints(wantRows)
+			got, err := a.Linked(ctx, rows)
+			require.NoError(t, err)
+			if len(wantRows) == 0 {
+				require.Empty(t, got, "%s %v", file, rows)
+				continue
+			}
+			require.Equal(t, wantRows, got, "%s %v", file, rows)
+		}
+	}
+	a, err := Analyze(ctx, goSrc, syntax.Go)
+	require.NoError(t, err)
+	_, err = a.Linked(ctx, []int{1, 1000})
+	require.ErrorIs(t, err, ErrLineRange)
 }

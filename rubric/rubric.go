@@ -186,38 +186,19 @@ func step(ctx context.Context, a *astrepair.Analysis, rows []int) ([]int, error)
 		return nil, err
 	}
 	add(st)
-	var linked []int
-	for _, r := range rows {
-		defs, err := a.Definitions(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		calls, err := a.CallSites(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		linked = append(linked, defs...)
-		linked = append(linked, calls...)
+	// One call for all rows: rows sharing a name cost that name's edges
+	// once, not once per row.
+	linked, err := a.Linked(ctx, rows)
+	if err != nil {
+		return nil, err
 	}
 	add(linked)
 	if len(linked) > 0 {
-		more, err := a.Structure(ctx, dedup(linked))
+		more, err := a.Structure(ctx, linked)
 		if err != nil {
 			return nil, err
 		}
 		add(more)
 	}
 	return out, nil
-}
-
-func dedup(xs []int) []int {
-	seen := make(map[int]bool, len(xs))
-	out := xs[:0:0]
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }
