@@ -11,31 +11,43 @@ import (
 
 // budgetCost returns the budget limit and the cost of each line in the
 // budget's unit: lines, or tokens of the line (terminator included).
-func (p *Pruner) budgetCost(text string, lines []chunk.Line, ts *tokenScores) (limit int, cost []int) {
+func (p *Pruner) budgetCost(ctx context.Context, text string, lines []chunk.Line, ts *tokenScores) (limit int, cost []int, err error) {
 	cost = make([]int, len(lines))
 	b := p.cfg.budget
 	if b.lines > 0 {
 		for i := range cost {
 			cost[i] = 1
 		}
-		return max(1, int(math.RoundToEven(b.lines*float64(len(lines))))), cost
-	}
-	toks := ts.textToks
-	if toks == nil {
-		toks = p.encode(text)
+		return max(1, int(math.RoundToEven(b.lines*float64(len(lines))))), cost, nil
 	}
 	// Tokens are assigned to the line holding their first byte.
+	n := 0
 	li := 0
-	for _, t := range toks {
-		for li < len(lines)-1 && t.ByteStart >= lines[li].TermEnd {
+	count := func(byteStart int) {
+		for li < len(lines)-1 && byteStart >= lines[li].TermEnd {
 			li++
 		}
 		cost[li]++
+		n++
+	}
+	if ts.textToks != nil {
+		for _, t := range ts.textToks {
+			count(t.ByteStart)
+		}
+	} else {
+		// The line scorers keep no token list; it lives only for this loop.
+		toks, err := p.tok.EncodeContext(ctx, text)
+		if err != nil {
+			return 0, nil, err
+		}
+		for _, t := range toks {
+			count(t.ByteStart)
+		}
 	}
 	if b.tokens > 0 {
-		return b.tokens, cost
+		return b.tokens, cost, nil
 	}
-	return max(1, int(math.Ceil(float64(len(toks))/b.ratio))), cost
+	return max(1, int(math.Ceil(float64(n)/b.ratio))), cost, nil
 }
 
 // selector grows a repaired selection one chosen line at a time: cost

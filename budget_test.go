@@ -159,7 +159,8 @@ func TestBudgets(t *testing.T) {
 	res, err := q.Prune(context.Background(), "how is PATH searched?", text)
 	require.NoError(t, err)
 	checkInvariants(t, text, res)
-	_, cost := q.budgetCost(text, chunk.SplitLines(text), &tokenScores{})
+	_, cost, err := q.budgetCost(context.Background(), text, chunk.SplitLines(text), &tokenScores{})
+	require.NoError(t, err)
 	used := 0
 	for i, l := range res.Lines {
 		if l.Kept {

@@ -1,6 +1,8 @@
 package pruner
 
 import (
+	"context"
+
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/lexical"
 )
@@ -18,16 +20,16 @@ const (
 
 // scoreLexical scores text's lines with BM25 and shapes the result like the
 // model's, so the same decision, repair and rendering follow.
-func (p *Pruner) scoreLexical(query, text string) *tokenScores {
+func (p *Pruner) scoreLexical(ctx context.Context, query, text string) (*tokenScores, error) {
 	lines := chunk.SplitLines(text)
 	scores, doc := lexical.Scorer{}.ScoreLines(query, text, lines)
-	return p.lineScored(text, lines, scores, doc)
+	return p.lineScored(ctx, text, lines, scores, doc)
 }
 
 // lineScored shapes per-line scores (from the lexical scorer or the line
 // model) like the skimmer's token scores, so the same decision, repair and
 // rendering follow.
-func (p *Pruner) lineScored(text string, lines []chunk.Line, scores []float64, doc float64) *tokenScores {
+func (p *Pruner) lineScored(ctx context.Context, text string, lines []chunk.Line, scores []float64, doc float64) (*tokenScores, error) {
 	covered := make([]bool, len(lines))
 	// One span per line, in code points, lets the SWE-Pruner renderer
 	// aggregate line scores like token scores.
@@ -41,13 +43,17 @@ func (p *Pruner) lineScored(text string, lines []chunk.Line, scores []float64, d
 		}
 		cp += n + chunk.CodePointLen(text[l.End:l.TermEnd])
 	}
-	toks := p.encode(text)
+	// Only the count is kept: a token budget tokenizes again for its
+	// per-line costs, so a call without one never holds the token list.
+	n, err := p.tok.CountContext(ctx, text)
+	if err != nil {
+		return nil, err
+	}
 	return &tokenScores{
 		spans:      spans,
 		lineScores: scores,
 		covered:    covered,
-		textToks:   toks,
 		doc:        doc,
-		inputToks:  len(toks),
-	}
+		inputToks:  n,
+	}, nil
 }

@@ -92,7 +92,10 @@ func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax
 			doc = max(doc, k)
 		}
 	}
-	ts := p.lineScored(text, lines, scores, doc)
+	ts, err := p.lineScored(ctx, text, lines, scores, doc)
+	if err != nil {
+		return nil, err
+	}
 	ts.tree = in.Tree
 	return ts, nil
 }

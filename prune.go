@@ -45,7 +45,9 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 			return nil, err
 		}
 	case p.model == nil:
-		ts = p.scoreLexical(query, text)
+		if ts, err = p.scoreLexical(ctx, query, text); err != nil {
+			return nil, err
+		}
 	default:
 		if ts, err = p.scoreTokens(ctx, query, text); err != nil {
 			return nil, err
@@ -69,7 +71,11 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	}
 	res.Windows = ts.windows
 	res.Notes = append(res.Notes, ts.notes...)
-	res.Tokens = TokenCounts{Input: ts.inputToks, ModelInput: ts.modelToks, Kept: len(p.tok.Encode(res.Text))}
+	kept, err := p.tok.CountContext(ctx, res.Text)
+	if err != nil {
+		return nil, err
+	}
+	res.Tokens = TokenCounts{Input: ts.inputToks, ModelInput: ts.modelToks, Kept: kept}
 	return res, nil
 }
 
@@ -95,7 +101,7 @@ func (p *Pruner) unpruned(text, why string) *Result {
 	for _, l := range chunk.SplitLines(text) {
 		res.Lines = append(res.Lines, Line{Number: l.Number, Kept: true, Reason: ReasonUnpruned})
 	}
-	n := len(p.tok.Encode(text))
+	n := p.tok.Count(text)
 	res.Tokens = TokenCounts{Input: n, Kept: n}
 	return res
 }
@@ -201,7 +207,10 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		if repair {
 			sel = a.NewSelection(repairOpts...)
 		}
-		limit, cost = p.budgetCost(text, lines, ts)
+		limit, cost, err = p.budgetCost(ctx, text, lines, ts)
+		if err != nil {
+			return nil, err
+		}
 		var outcome budgetOutcome
 		repaired, outcome, err = selectByBudget(ctx, scores, covered, keep, cost, limit, sel)
 		if err != nil {
