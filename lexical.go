@@ -22,7 +22,10 @@ const (
 // model's, so the same decision, repair and rendering follow.
 func (p *Pruner) scoreLexical(ctx context.Context, query, text string) (*tokenScores, error) {
 	lines := chunk.SplitLines(text)
-	scores, doc := lexical.Scorer{}.ScoreLines(query, text, lines)
+	scores, doc, err := lexical.Scorer{}.ScoreLinesContext(ctx, query, text, lines)
+	if err != nil {
+		return nil, err
+	}
 	return p.lineScored(ctx, text, lines, scores, doc)
 }
 

@@ -6,6 +6,7 @@
 package lexical
 
 import (
+	"context"
 	"math"
 	"sort"
 )
@@ -23,9 +24,23 @@ const (
 // the baseline's. Lines without a query piece score 0; an empty query (or
 // one made of stopwords only) scores every line 0.
 func BM25(query string, lines []string) []float64 {
-	scores, _ := bm25(query, len(lines), func(i int) string { return lines[i] })
+	scores, _, _ := bm25(context.Background(), query, len(lines), func(i int) string { return lines[i] })
 	return scores
 }
+
+// BM25Context is BM25 that stops early, returning ctx.Err(), when ctx is
+// done; it looks every few thousand lines or megabyte of text.
+func BM25Context(ctx context.Context, query string, lines []string) ([]float64, error) {
+	scores, _, err := bm25(ctx, query, len(lines), func(i int) string { return lines[i] })
+	return scores, err
+}
+
+// Cancellation is checked after this many lines or bytes of text,
+// whichever comes first: a few milliseconds of work.
+const (
+	checkLines = 4096
+	checkBytes = 1 << 20
+)
 
 // tfEntry is the frequency of query piece q in one line.
 type tfEntry struct {
@@ -36,11 +51,14 @@ type tfEntry struct {
 // counted per line (plus each line's piece count), which keeps the pass
 // allocation-free per piece and linear in the text size. coverage is the
 // share of query pieces found in some line (0 for an empty query).
-func bm25(query string, n int, line func(i int) string) (scores []float64, coverage float64) {
+func bm25(ctx context.Context, query string, n int, line func(i int) string) (scores []float64, coverage float64, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
 	scores = make([]float64, n)
 	qt := QueryTokens(query)
 	if len(qt) == 0 || n == 0 {
-		return scores, 0
+		return scores, 0, nil
 	}
 	// Query pieces by length: a text piece is compared (ASCII case-folded,
 	// in place) only with the few query pieces of its length, which is
@@ -56,10 +74,19 @@ func bm25(query string, n int, line func(i int) string) (scores []float64, cover
 	counts := make([]int32, len(qt))
 	var touched []int32
 	var total int64
+	lastLine, bytes := 0, 0
 	for i := 0; i < n; i++ {
+		if i-lastLine >= checkLines || bytes >= checkBytes {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+			lastLine, bytes = i, 0
+		}
 		off[i] = int32(len(entries))
 		var pieces int32
-		forEachPiece(line(i), func(p string) {
+		text := line(i)
+		bytes += len(text)
+		forEachPiece(text, func(p string) {
 			pieces++
 			for _, q := range byLen[min(len(p), 63)] {
 				if equalFold(p, qt[q]) {
@@ -84,7 +111,7 @@ func bm25(query string, n int, line func(i int) string) (scores []float64, cover
 	}
 	off[n] = int32(len(entries))
 	if len(entries) == 0 {
-		return scores, 0
+		return scores, 0, nil
 	}
 
 	df := make([]int, len(qt))
@@ -119,7 +146,7 @@ func bm25(query string, n int, line func(i int) string) (scores []float64, cover
 		}
 		scores[i] = s
 	}
-	return scores, float64(present) / float64(len(qt))
+	return scores, float64(present) / float64(len(qt)), nil
 }
 
 // equalFold reports whether piece, ASCII-lowercased, equals the lowercase

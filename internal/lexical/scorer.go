@@ -1,6 +1,8 @@
 package lexical
 
 import (
+	"context"
+
 	"github.com/prunekit/pruner/chunk"
 )
 
@@ -31,7 +33,14 @@ func (Scorer) Name() string { return "lexical" }
 // lexical scorer however its lines rank among themselves.
 //
 // Lines whose offsets fall outside text score 0 rather than panic.
-func (Scorer) ScoreLines(query, text string, lines []chunk.Line) (scores []float64, doc float64) {
+func (s Scorer) ScoreLines(query, text string, lines []chunk.Line) (scores []float64, doc float64) {
+	scores, doc, _ = s.ScoreLinesContext(context.Background(), query, text, lines)
+	return scores, doc
+}
+
+// ScoreLinesContext is ScoreLines that stops early, returning ctx.Err(),
+// when ctx is done.
+func (Scorer) ScoreLinesContext(ctx context.Context, query, text string, lines []chunk.Line) (scores []float64, doc float64, err error) {
 	content := func(i int) string {
 		l := lines[i]
 		if l.Start < 0 || l.End > len(text) || l.Start > l.End {
@@ -39,7 +48,10 @@ func (Scorer) ScoreLines(query, text string, lines []chunk.Line) (scores []float
 		}
 		return text[l.Start:l.End]
 	}
-	scores, doc = bm25(query, len(lines), content)
+	scores, doc, err = bm25(ctx, query, len(lines), content)
+	if err != nil {
+		return nil, 0, err
+	}
 	best := 0.0
 	for _, s := range scores {
 		best = max(best, s)
@@ -49,5 +61,5 @@ func (Scorer) ScoreLines(query, text string, lines []chunk.Line) (scores []float
 			scores[i] = s / best
 		}
 	}
-	return scores, doc
+	return scores, doc, nil
 }

@@ -1,6 +1,7 @@
 package lexical_test
 
 import (
+	"context"
 	"encoding/json"
 	"go/build"
 	"math"
@@ -165,4 +166,43 @@ func BenchmarkScoreLines1MB(b *testing.B) {
 	for b.Loop() {
 		sc.ScoreLines(query, text, lines)
 	}
+}
+
+// TestScoreLinesContext: a done context stops the pass, before it starts
+// and in the middle of a large text, and the result is the plain call's
+// when the context stays live.
+func TestScoreLinesContext(t *testing.T) {
+	text := strings.Repeat("func retry(n int) error { return schedule(n) }\n", 200_000)
+	lines := chunk.SplitLines(text)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := lexical.Scorer{}.ScoreLinesContext(cancelled, "how are retries scheduled?", text, lines)
+	require.ErrorIs(t, err, context.Canceled)
+
+	// A context that turns done after its first look: the pass must look
+	// again before the end.
+	ctx := &doneAfter{Context: context.Background(), looks: 1}
+	_, err = lexical.BM25Context(ctx, "how are retries scheduled?", strings.Split(text, "\n"))
+	require.ErrorIs(t, err, context.Canceled)
+	require.Greater(t, ctx.calls, 1)
+
+	want, wantDoc := lexical.Scorer{}.ScoreLines("how are retries scheduled?", text, lines)
+	got, doc, err := lexical.Scorer{}.ScoreLinesContext(context.Background(), "how are retries scheduled?", text, lines)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	require.Equal(t, wantDoc, doc)
+}
+
+// doneAfter is a context whose Err turns context.Canceled after looks calls.
+type doneAfter struct {
+	context.Context
+	looks, calls int
+}
+
+func (d *doneAfter) Err() error {
+	d.calls++
+	if d.calls > d.looks {
+		return context.Canceled
+	}
+	return nil
 }

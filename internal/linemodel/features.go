@@ -235,8 +235,8 @@ func features(ctx context.Context, query string, lines []string, text string, la
 	if ctx.Err() != nil {
 		return nil, 0, syntaxInfo{}
 	}
-	bm := lexical.BM25(query, lines)
-	if ctx.Err() != nil {
+	bm, err := lexical.BM25Context(ctx, query, lines)
+	if err != nil {
 		return nil, 0, syntaxInfo{}
 	}
 	bmMax := 0.0
