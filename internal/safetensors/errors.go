@@ -1,6 +1,10 @@
 package safetensors
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/prunekit/pruner/internal/regfile"
+)
 
 // Sentinel errors wrapped by every error this package returns, so that callers
 // can tell a damaged checkpoint from a checkpoint of the wrong architecture.
@@ -27,5 +31,5 @@ var (
 	// ErrNotRegular reports a path that is not a regular file (a FIFO, a
 	// device, a socket or a directory): opening one could block forever or
 	// read without end, so Open refuses it before opening.
-	ErrNotRegular = errors.New("not a regular file")
+	ErrNotRegular = regfile.ErrNotRegular
 )

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/prunekit/pruner/internal/regfile"
 )
 
 // maxHeaderSize bounds the JSON header like the reference Rust reader does, so
@@ -101,54 +103,12 @@ func Open(path string) (*File, error) {
 	return f, nil
 }
 
-// OpenRegular opens path for reading only if it is a regular file, following
-// symbolic links (Hugging Face caches link checkpoint files to blobs). The
-// path is checked with Stat before it is opened, and opened non-blocking
-// where the platform allows, so that a FIFO, a device or a socket named like
-// a checkpoint file fails at once with ErrNotRegular instead of blocking
-// until a writer appears; the opened descriptor is checked again, so
-// swapping the path between the two checks does not help either. The
-// returned FileInfo describes the opened file.
+// OpenRegular opens path for reading only if it is a regular file (see
+// regfile.Open): a FIFO, a device or a socket named like a checkpoint file
+// fails at once with ErrNotRegular instead of blocking. The returned
+// FileInfo describes the opened file.
 func OpenRegular(path string) (*os.File, os.FileInfo, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: %s: %w", path, describeMode(st.Mode()), ErrNotRegular)
-	}
-	fh, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err = fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		fh.Close()
-		return nil, nil, fmt.Errorf("%s: %s: %w", path, describeMode(st.Mode()), ErrNotRegular)
-	}
-	return fh, st, nil
-}
-
-func describeMode(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "is a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "is a named pipe (FIFO)"
-	case m&os.ModeSocket != 0:
-		return "is a socket"
-	case m&os.ModeCharDevice != 0:
-		return "is a character device"
-	case m&os.ModeDevice != 0:
-		return "is a device"
-	case m&os.ModeIrregular != 0:
-		return "is an irregular file"
-	}
-	return fmt.Sprintf("has mode %v", m)
+	return regfile.Open(path)
 }
 
 // OpenBytes parses a safetensors image already in memory, for example one

@@ -8,6 +8,3 @@ import "os"
 func mapFile(fh *os.File, size int) ([]byte, func([]byte) error, error) {
 	return readFile(fh, size)
 }
-
-// openNonBlock is 0 where the platform has no O_NONBLOCK for files.
-const openNonBlock = 0

@@ -17,7 +17,3 @@ func mapFile(fh *os.File, size int) ([]byte, func([]byte) error, error) {
 	}
 	return data, unix.Munmap, nil
 }
-
-// openNonBlock makes opening a FIFO return at once instead of waiting for a
-// writer; it has no effect on regular files.
-const openNonBlock = unix.O_NONBLOCK

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/prunekit/pruner/backbone"
 	"github.com/prunekit/pruner/crf"
+	"github.com/prunekit/pruner/internal/regfile"
 	"github.com/prunekit/pruner/internal/safetensors"
 )
 
@@ -86,7 +86,7 @@ func (c Config) FusedDim() int { return 3 * c.Backbone.HiddenSize }
 func readFileConfig(dir string) (fileConfig, error) {
 	var fc fileConfig
 	path := filepath.Join(dir, "config.json")
-	data, err := readRegular(path, maxConfigBytes)
+	data, err := regfile.ReadFile(path, maxConfigBytes)
 	if err != nil {
 		return fc, fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}
@@ -116,27 +116,6 @@ func readFileConfig(dir string) (fileConfig, error) {
 		return fc, fmt.Errorf("%w: %s: %w", ErrCheckpoint, path, err)
 	}
 	return fc, nil
-}
-
-// readRegular reads at most limit bytes of a regular file; like
-// safetensors.Open it refuses FIFOs and devices without blocking on them.
-func readRegular(path string, limit int64) ([]byte, error) {
-	fh, st, err := safetensors.OpenRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s: %d bytes, more than the limit of %d", path, st.Size(), limit)
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: more than the limit of %d bytes", path, limit)
-	}
-	return data, nil
 }
 
 // check validates the config values that do not depend on the tensors: each

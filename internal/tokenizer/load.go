@@ -9,13 +9,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
 	"sync"
+
+	"github.com/prunekit/pruner/internal/regfile"
 )
+
+// maxFileBytes bounds each tokenizer file read from a folder; Qwen's
+// vocab.json is 2.8 MB.
+const maxFileBytes = 256 << 20
 
 // ErrInvalid is wrapped by every error about tokenizer files that exist but
 // cannot be used (bad JSON, unknown tokens in merges.txt, duplicate ids...).
@@ -82,23 +87,26 @@ func Qwen3() (*Tokenizer, error) {
 // added_tokens_decoder of tokenizer_config.json (both optional). Every added
 // token is treated as HF's normalized=false, without lstrip/rstrip, which is
 // how Qwen tokenizers declare them.
+//
+// Each file must be a regular file of at most 256 MiB: a FIFO or a device
+// under one of these names is refused at once instead of blocking the load.
 func Load(dir string) (*Tokenizer, error) {
-	vocab, err := os.ReadFile(filepath.Join(dir, vocabFile))
+	vocab, err := regfile.ReadFile(filepath.Join(dir, vocabFile), maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
-	merges, err := os.ReadFile(filepath.Join(dir, mergesFile))
+	merges, err := regfile.ReadFile(filepath.Join(dir, mergesFile), maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
 	var added []addedToken
-	if data, err := os.ReadFile(filepath.Join(dir, addedTokensFile)); err == nil {
+	if data, err := regfile.ReadFile(filepath.Join(dir, addedTokensFile), maxFileBytes); err == nil {
 		if added, err = parseAddedTokensJSON(data); err != nil {
 			return nil, fmt.Errorf("tokenizer: %s: %w", filepath.Join(dir, addedTokensFile), err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("tokenizer: %w", err)
-	} else if data, err := os.ReadFile(filepath.Join(dir, tokenizerConfig)); err == nil {
+	} else if data, err := regfile.ReadFile(filepath.Join(dir, tokenizerConfig), maxFileBytes); err == nil {
 		if added, err = parseTokenizerConfig(data); err != nil {
 			return nil, fmt.Errorf("tokenizer: %s: %w", filepath.Join(dir, tokenizerConfig), err)
 		}
