@@ -55,6 +55,7 @@ func (p *Pruner) lineScored(ctx context.Context, text string, lines []chunk.Line
 	return &tokenScores{
 		spans:      spans,
 		lineScores: scores,
+		lines:      lines,
 		covered:    covered,
 		doc:        doc,
 		inputToks:  n,

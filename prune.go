@@ -148,7 +148,10 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 // weighted line scores, threshold or budget, repair and placeholder
 // rendering.
 func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores, lang syntax.Language) (*Result, error) {
-	lines := chunk.SplitLines(text)
+	lines := ts.lines
+	if lines == nil {
+		lines = chunk.SplitLines(text)
+	}
 	scores, covered := ts.lineScores, ts.covered
 	if scores == nil {
 		scores, covered = chunk.LineScores(text, lines, ts.byteSpans(text))

@@ -16,6 +16,7 @@ type tokenScores struct {
 	spans      []chunk.ScoredSpan // merged, code points of the text
 	bytes      []chunk.ScoredSpan // spans in bytes, computed on first use
 	lineScores []float64          // per library line; nil = derive from spans
+	lines      []chunk.Line       // chunk.SplitLines(text), when the scorer split it
 	tree       *syntax.Tree       // the scorer's parse of the text, if it made one
 	// rank, when set, orders lines for a budget instead of the line scores
 	// (the line model ranks with a score trained for that); all > 0.
