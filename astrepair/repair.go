@@ -95,6 +95,14 @@ type state struct {
 	// base, when set, is a committed selection this sparse state extends
 	// without modifying it.
 	base *state
+
+	// followed marks items (Selection only) whose whole structure has been
+	// a dependency frontier: every name used on it has its definitions in
+	// the state. It is upward closed, like the levels.
+	followed       []bool
+	sparseFollowed map[int32]bool
+	// prune, when set, makes close treat items followed in prune as done.
+	prune *state
 }
 
 // newDense returns a state with one entry per line, item and name.
@@ -160,6 +168,28 @@ func (s *state) setLevel(i int32, l uint8) {
 	}
 }
 
+// isFollowed reports whether item i is followed in s or its base.
+func (s *state) isFollowed(i int32) bool {
+	if s.base != nil && s.base.isFollowed(i) {
+		return true
+	}
+	if s.sparseFollowed != nil {
+		return s.sparseFollowed[i]
+	}
+	return s.followed != nil && s.followed[i]
+}
+
+func (s *state) setFollowed(i int32) {
+	if s.sparse != nil {
+		if s.sparseFollowed == nil {
+			s.sparseFollowed = map[int32]bool{}
+		}
+		s.sparseFollowed[i] = true
+	} else {
+		s.followed[i] = true
+	}
+}
+
 // nameDone reports whether the definitions of name id are in s or its
 // base; markName records that they are.
 func (s *state) nameDone(id int32) bool {
@@ -202,7 +232,7 @@ func (a *Analysis) close(ctx context.Context, s *state, returns bool) error {
 					return fmt.Errorf("repair: %w", ctx.Err())
 				}
 				l := s.levelOf(j)
-				if l >= want {
+				if l >= want || (s.prune != nil && s.prune.isFollowed(j)) {
 					// Upward closed: every ancestor has the level too.
 					break
 				}
@@ -271,15 +301,23 @@ func (a *Analysis) hops(ctx context.Context, s *state, frontier []int32, cfg con
 }
 
 // structureOf returns line and the lines its structure needs, ignoring
-// what is already kept.
-func (a *Analysis) structureOf(ctx context.Context, line int32, returns bool) ([]int32, error) {
+// what is already kept, and the items it went through. Items followed in
+// prune (and what lies above them) are left out: every name used there
+// already has its definitions in prune, so as a dependency frontier they
+// would add nothing.
+func (a *Analysis) structureOf(ctx context.Context, prune *state, line int32, returns bool) (rows, items []int32, err error) {
 	t := newSparse(nil)
+	t.prune = prune
 	t.sparse[line] = ReasonKept
 	t.queue = append(t.queue, line)
 	if err := a.close(ctx, t, returns); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return append([]int32{line}, t.added...), nil
+	items = make([]int32, 0, len(t.sparseLevel))
+	for j := range t.sparseLevel {
+		items = append(items, j)
+	}
+	return append([]int32{line}, t.added...), items, nil
 }
 
 // Repair returns keep with the lines syntax needs added back. The caller's
@@ -367,7 +405,9 @@ type Selection struct {
 
 // NewSelection starts an empty selection over the analysed text.
 func (a *Analysis) NewSelection(opts ...Option) *Selection {
-	return &Selection{a: a, cfg: newConfig(opts), s: a.newDense()}
+	s := a.newDense()
+	s.followed = make([]bool, len(a.items))
+	return &Selection{a: a, cfg: newConfig(opts), s: s}
 }
 
 // Cost returns the lines that Add(line) would newly keep, line included
@@ -432,11 +472,21 @@ func (sel *Selection) promote(ctx context.Context, s *state, line int32) error {
 	if sel.cfg.maxHops == 0 {
 		return nil // no hops: the structure walk below would feed nothing
 	}
-	frontier, err := sel.a.structureOf(ctx, line, sel.cfg.returns)
+	// A line chosen after repair added it is a frontier with its whole
+	// structure. Items whose structure already was one are skipped, so
+	// promoting line after line costs what is new, not the nesting depth
+	// each time.
+	frontier, items, err := sel.a.structureOf(ctx, s, line, sel.cfg.returns)
 	if err != nil {
 		return err
 	}
-	return sel.a.hops(ctx, s, frontier, sel.cfg)
+	if err := sel.a.hops(ctx, s, frontier, sel.cfg); err != nil {
+		return err
+	}
+	for _, j := range items {
+		s.setFollowed(j)
+	}
+	return nil
 }
 
 // Result returns a copy of the selection as a repaired mask; Added counts
