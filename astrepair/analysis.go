@@ -196,7 +196,7 @@ func (b *builder) markStructure() {
 		}
 		nd := &b.nodes[i]
 		b.itemOf[i] = -1
-		if nd.Leaf {
+		if nd.Leaf() {
 			b.leaves++
 		}
 		if i == 0 {
@@ -204,15 +204,15 @@ func (b *builder) markStructure() {
 			b.defLevel[0] = true
 			b.itemOf[0] = 0
 			b.owner[0] = 0
-			inherit[0] = !b.info(nd.Type).function
+			inherit[0] = !b.info(nd.Type()).function
 			items = 1
 			continue
 		}
 		p := int(nd.Parent)
-		if spec, ok := b.specs[nd.Type]; ok && nd.Named && (!spec.parenOnly || b.hasChild(i, "(")) {
+		if spec, ok := b.specs[nd.Type()]; ok && nd.Named() && (!spec.parenOnly || b.hasChild(i, "(")) {
 			b.container[i] = true
 		}
-		if b.container[p] && nd.Named && b.isItem(p, i) {
+		if b.container[p] && nd.Named() && b.isItem(p, i) {
 			b.itemOf[i] = items
 			b.owner[i] = items
 			items++
@@ -225,7 +225,7 @@ func (b *builder) markStructure() {
 			b.defLevel[i] = inherit[p]
 		}
 		switch {
-		case b.info(nd.Type).function:
+		case b.info(nd.Type()).function:
 			inherit[i] = false
 		case b.container[i]:
 			inherit[i] = b.defLevel[i]
@@ -275,7 +275,7 @@ func (b *builder) info(typ string) typeInfo {
 
 func (b *builder) hasChild(i int, typ string) bool {
 	for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
-		if b.nodes[c].Type == typ {
+		if b.nodes[c].Type() == typ {
 			return true
 		}
 	}
@@ -286,12 +286,12 @@ func (b *builder) isItem(container, child int) bool {
 	if container == 0 {
 		return true
 	}
-	spec := b.specs[b.nodes[container].Type]
+	spec := b.specs[b.nodes[container].Type()]
 	nd := &b.nodes[child]
-	if spec.itemTypes != nil && !spec.itemTypes[nd.Type] {
-		return nd.Type == "comment" || nd.Type == "line_comment" || nd.Type == "block_comment"
+	if spec.itemTypes != nil && !spec.itemTypes[nd.Type()] {
+		return nd.Type() == "comment" || nd.Type() == "line_comment" || nd.Type() == "block_comment"
 	}
-	if spec.excludeFields[nd.Field] || spec.excludeTypes[nd.Type] {
+	if spec.excludeFields[nd.Field()] || spec.excludeTypes[nd.Type()] {
 		return false
 	}
 	return true
@@ -304,14 +304,14 @@ func (b *builder) kindOf(i int) kind {
 }
 
 func (b *builder) kindAt(i, depth int) kind {
-	if k := b.info(b.nodes[i].Type).kind; k != kindOther {
+	if k := b.info(b.nodes[i].Type()).kind; k != kindOther {
 		return k
 	}
 	if depth == 0 {
 		return kindOther
 	}
 	for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
-		if !b.nodes[c].Named {
+		if !b.nodes[c].Named() {
 			continue
 		}
 		if k := b.kindAt(c, depth-1); k != kindOther {
@@ -350,7 +350,7 @@ func (b *builder) collectDefs() {
 		if !b.defLevel[p] {
 			continue
 		}
-		imp := importLike(b.nodes[it.node].Type)
+		imp := importLike(b.nodes[it.node].Type())
 		b.curImport = imp
 		b.walkDefs(int(it.node), imp)
 	}
@@ -411,28 +411,28 @@ func (b *builder) walkDefs(root int, imp bool) {
 			continue
 		}
 		if !imp {
-			if skipFields[nd.Field] {
+			if skipFields[nd.Field()] {
 				i = int(nd.End)
 				continue
 			}
-			if nameFields[nd.Field] {
+			if nameFields[nd.Field()] {
 				nameCtx = true
 			}
 		}
-		if nd.Leaf {
-			if nd.Named && nameCtx {
+		if nd.Leaf() {
+			if nd.Named() && nameCtx {
 				name := b.text(i)
-				if isIdentifierType(nd.Type) && !ignoredNames[name] {
+				if isIdentifierType(nd.Type()) && !ignoredNames[name] {
 					b.defLeaf[i] = true
 					b.addDef(name, int32(nd.StartRow))
-				} else if imp && strings.Contains(nd.Type, "string") {
+				} else if imp && strings.Contains(nd.Type(), "string") {
 					b.addImportPath(name, int32(nd.StartRow))
 				}
 			}
 			i = int(nd.End)
 			continue
 		}
-		if imp && (nd.Type == "interpreted_string_literal" || nd.Type == "string_literal" || nd.Type == "raw_string_literal") {
+		if imp && (nd.Type() == "interpreted_string_literal" || nd.Type() == "string_literal" || nd.Type() == "raw_string_literal") {
 			b.addImportPath(b.text(i), int32(nd.StartRow))
 			i = int(nd.End)
 			continue
@@ -476,7 +476,7 @@ func (b *builder) addImportPath(lit string, row int32) {
 // would end them.
 func (b *builder) softLeaf(i int, txt string) bool {
 	nd := &b.nodes[i]
-	if strings.Contains(nd.Type, "comment") {
+	if strings.Contains(nd.Type(), "comment") {
 		return strings.HasPrefix(txt, "/*")
 	}
 	parentText := ""
@@ -485,21 +485,21 @@ func (b *builder) softLeaf(i int, txt string) bool {
 	}
 	switch b.a.lang {
 	case syntax.Python:
-		if nd.Type != "string_content" {
+		if nd.Type() != "string_content" {
 			return false
 		}
 		q := strings.TrimLeft(parentText, "rRbBuUfF")
 		return strings.HasPrefix(q, `"""`) || strings.HasPrefix(q, "'''")
 	case syntax.Go:
-		return nd.Type == "raw_string_literal"
+		return nd.Type() == "raw_string_literal"
 	case syntax.JavaScript, syntax.TypeScript, syntax.TSX:
-		return nd.Type == "string_fragment" && strings.HasPrefix(parentText, "`")
+		return nd.Type() == "string_fragment" && strings.HasPrefix(parentText, "`")
 	case syntax.Rust:
-		return nd.Type == "string_content"
+		return nd.Type() == "string_content"
 	case syntax.Java:
-		return strings.Contains(nd.Type, "string_fragment") && strings.HasPrefix(parentText, `"""`)
+		return strings.Contains(nd.Type(), "string_fragment") && strings.HasPrefix(parentText, `"""`)
 	case syntax.CPP:
-		return nd.Type == "raw_string_content"
+		return nd.Type() == "raw_string_content"
 	}
 	return false
 }
@@ -547,7 +547,7 @@ func (b *builder) scanLeaves() csrOwned {
 		if b.itemOf[i] >= 0 && p >= 0 {
 			lastItem[p] = b.itemOf[i] + 1
 		}
-		if !nd.Leaf || nd.EndByte <= nd.StartByte {
+		if !nd.Leaf() || nd.EndByte <= nd.StartByte {
 			continue
 		}
 		txt := b.text(i)
@@ -555,14 +555,14 @@ func (b *builder) scanLeaves() csrOwned {
 			continue
 		}
 		own := b.owner[i]
-		if !nd.Named && (nd.Type == "," || nd.Type == ";" || nd.Type == ":") && b.container[p] {
+		if !nd.Named() && (nd.Type() == "," || nd.Type() == ";" || nd.Type() == ":") && b.container[p] {
 			// A separator leaves with the item before it, so dropping that
 			// item does not strand its comma.
 			if li := lastItem[p]; li > 0 {
 				own = li - 1
 			}
 		}
-		closing := !nd.Named && closingTokens[nd.Type]
+		closing := !nd.Named() && closingTokens[nd.Type()]
 		last := int32(nd.LastRow())
 		if int(last) >= nRows {
 			last = int32(nRows - 1)
@@ -590,7 +590,7 @@ func (b *builder) scanLeaves() csrOwned {
 			}
 			addOwned(own, r, closing)
 		}
-		if nd.Named && isIdentifierType(nd.Type) {
+		if nd.Named() && isIdentifierType(nd.Type()) {
 			if id, ok := b.nameIDs[txt]; ok && !b.defLeaf[i] {
 				r := int32(nd.StartRow)
 				uses = append(uses, r, id)
@@ -686,7 +686,7 @@ func (b *builder) buildSkeletons(owned csrOwned) {
 			o := b.owner[i]
 			if pass == 0 {
 				hb.count(o)
-				if i != 0 && !literalContainers[b.nodes[i].Type] {
+				if i != 0 && !literalContainers[b.nodes[i].Type()] {
 					hasBody[o] = true
 				}
 			} else {
@@ -710,7 +710,7 @@ func (b *builder) buildSkeletons(owned csrOwned) {
 			it.end = maxRow
 		}
 		k := it.kind
-		if k == kindOther && hasBody[idx] && !importLike(b.nodes[it.node].Type) {
+		if k == kindOther && hasBody[idx] && !importLike(b.nodes[it.node].Type()) {
 			k = kindScope
 		}
 		rowReason := func(nonClosing bool) Reason {
@@ -866,7 +866,7 @@ func (b *builder) linkCompanions() {
 			continue
 		}
 		pending = pending[:0]
-		isMatch := b.a.lang == syntax.Python && i > 0 && b.nodes[b.nodes[i].Parent].Type == "match_statement"
+		isMatch := b.a.lang == syntax.Python && i > 0 && b.nodes[b.nodes[i].Parent].Type() == "match_statement"
 		for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
 			if b.stop() {
 				return
@@ -875,7 +875,7 @@ func (b *builder) linkCompanions() {
 			if idx < 0 {
 				continue
 			}
-			typ := b.nodes[c].Type
+			typ := b.nodes[c].Type()
 			if isMatch && typ == "case_clause" {
 				o := b.owner[i]
 				extra[o] = append(extra[o], skelRow{row: a.items[idx].start, reason: ReasonControl})
@@ -936,7 +936,7 @@ func (b *builder) findReturns() {
 			if b.stop() {
 				return
 			}
-			if b.itemOf[c] >= 0 && !strings.Contains(b.nodes[c].Type, "comment") {
+			if b.itemOf[c] >= 0 && !strings.Contains(b.nodes[c].Type(), "comment") {
 				last = c
 			}
 		}
@@ -944,7 +944,7 @@ func (b *builder) findReturns() {
 			continue
 		}
 		nd := &b.nodes[last]
-		if isReturn(nd.Type) && nd.StartRow == uint32(nd.LastRow()) {
+		if isReturn(nd.Type()) && nd.StartRow == uint32(nd.LastRow()) {
 			it.ret = int32(nd.StartRow)
 		}
 	}
@@ -958,11 +958,11 @@ func (b *builder) functionBody(i int) int {
 		if c != i && b.container[c] {
 			return -1
 		}
-		if !b.info(nd.Type).function {
+		if !b.info(nd.Type()).function {
 			continue
 		}
 		for k := c + 1; k < int(nd.End); k = int(b.nodes[k].End) {
-			if b.nodes[k].Field == "body" && b.container[k] {
+			if b.nodes[k].Field() == "body" && b.container[k] {
 				return k
 			}
 		}
@@ -978,7 +978,7 @@ func (b *builder) collectPyBlocks() {
 		if b.stop() {
 			return
 		}
-		if !b.container[i] || b.nodes[i].Type != "block" {
+		if !b.container[i] || b.nodes[i].Type() != "block" {
 			continue
 		}
 		header := int32(-1)
@@ -987,7 +987,7 @@ func (b *builder) collectPyBlocks() {
 			if b.stop() {
 				return
 			}
-			if b.nodes[k].Leaf && b.nodes[k].EndByte > b.nodes[k].StartByte && b.nodes[k].Type != "comment" {
+			if b.nodes[k].Leaf() && b.nodes[k].EndByte > b.nodes[k].StartByte && b.nodes[k].Type() != "comment" {
 				header = int32(b.nodes[k].LastRow())
 				break
 			}
@@ -998,7 +998,7 @@ func (b *builder) collectPyBlocks() {
 			if b.stop() {
 				return
 			}
-			if b.itemOf[c] < 0 || b.nodes[c].Type == "comment" {
+			if b.itemOf[c] < 0 || b.nodes[c].Type() == "comment" {
 				continue
 			}
 			r := int32(b.nodes[c].StartRow)

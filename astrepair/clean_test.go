@@ -106,7 +106,7 @@ func TestRepairedOutputParsesClean(t *testing.T) {
 func firstError(tree *syntax.Tree, text string) string {
 	lines := strings.Split(text, "\n")
 	for _, n := range tree.Nodes {
-		if n.Error || n.Missing {
+		if n.IsError() || n.IsMissing() {
 			lo := int(n.StartRow) - 6
 			if lo < 0 {
 				lo = 0

@@ -353,7 +353,7 @@ func features(ctx context.Context, query string, lines []string, text string, la
 		}
 		var nm uint64
 		for _, c := range st.tree.Children(int(d)) {
-			if st.tree.Nodes[c].Field == "name" {
+			if st.tree.Nodes[c].Field() == "name" {
 				for _, t := range lexical.Tokens(st.tree.Text(st.src, c)) {
 					if q, ok := qidx[t]; ok {
 						nm |= 1 << uint(q)
@@ -555,7 +555,7 @@ func analyseSyntax(ctx context.Context, text string, lang syntax.Language, n int
 		if nd.Parent >= 0 {
 			nodeDepth[j] = nodeDepth[nd.Parent] + 1
 		}
-		if !nd.Named {
+		if !nd.Named() {
 			continue
 		}
 		r := int(nd.StartRow)
@@ -563,7 +563,7 @@ func analyseSyntax(ctx context.Context, text string, lang syntax.Language, n int
 			st.head[r] = int32(j)
 			st.depth[r] = nodeDepth[j]
 		}
-		if k := typeKind(nd.Type); k == roleDef || k == roleClass {
+		if k := typeKind(nd.Type()); k == roleDef || k == roleClass {
 			for rr := r; rr <= nd.LastRow() && rr < n; rr++ {
 				st.def[rr] = int32(j)
 			}
@@ -586,7 +586,7 @@ func lineRole(l string, st syntaxInfo, i int) int {
 		}
 		return roleOther
 	}
-	return typeKind(st.tree.Nodes[st.head[i]].Type)
+	return typeKind(st.tree.Nodes[st.head[i]].Type())
 }
 
 func hasWord(t string, words ...string) bool {

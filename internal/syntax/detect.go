@@ -20,44 +20,117 @@ var (
 	diffLine = regexp.MustCompile(`^(diff --git |index [0-9a-f]+\.\.|--- |\+\+\+ |@@ -\d)`)
 )
 
-// signal is one content cue for a language and its weight.
+// signal is one content cue for a language and its weight. Every match of
+// re contains one of anchors, so a text without any of them has no match
+// and the regexp, the costly part of detection, is not run. A line signal
+// never matches across a line break, so it runs only on the lines that
+// hold an anchor; the others run on the whole window.
 type signal struct {
-	lang   Language
-	re     *regexp.Regexp
-	weight int
+	lang    Language
+	re      *regexp.Regexp
+	weight  int
+	anchors []string
+	line    bool
 }
 
+func lineSig(l Language, re string, w int, anchors ...string) signal {
+	return signal{l, regexp.MustCompile(re), w, anchors, true}
+}
+
+func textSig(l Language, re string, w int, anchors ...string) signal {
+	return signal{l, regexp.MustCompile(re), w, anchors, false}
+}
+
+// maxSignalMatches caps the matches one signal counts, so a long file of
+// one construct does not outvote everything else.
+const maxSignalMatches = 20
+
 var signals = []signal{
-	{Python, regexp.MustCompile(`(?m)^\s*def \w+\(.*\)\s*(->.*)?:\s*$`), 4},
-	{Python, regexp.MustCompile(`(?m)^\s*class \w+(\(.*\))?:\s*$`), 4},
-	{Python, regexp.MustCompile(`(?m)^(from [\w.]+ import |import \w+(\.\w+)*\s*$)`), 3},
-	{Python, regexp.MustCompile(`(?m)^\s*(elif .*|else|try|finally|except.*):\s*$`), 3},
-	{Python, regexp.MustCompile(`\bself\.\w+`), 1},
-	{Go, regexp.MustCompile(`(?m)^package \w+\s*$`), 6},
-	{Go, regexp.MustCompile(`(?m)^func (\([^)]*\) )?\w+\(`), 5},
-	{Go, regexp.MustCompile(`\w+ := `), 1},
-	{Go, regexp.MustCompile(`(?m)^\s*if err != nil \{`), 3},
-	{Java, regexp.MustCompile(`(?m)^\s*(public |private |protected )?(abstract |final )?(class|interface|enum|record) \w+`), 3},
-	{Java, regexp.MustCompile(`(?m)^import (static )?[\w.]+(\.\*)?;\s*$`), 4},
-	{Java, regexp.MustCompile(`(?m)^package [\w.]+;\s*$`), 5},
-	{Java, regexp.MustCompile(`\b(public|private|protected) (static )?(final )?[\w<>\[\]]+ \w+\(`), 3},
-	{Java, regexp.MustCompile(`System\.out\.|@Override`), 3},
-	{Rust, regexp.MustCompile(`(?m)^\s*(pub(\(\w+\))? )?((const|unsafe|async|extern "C") )*fn \w+`), 5},
-	{Rust, regexp.MustCompile(`(?m)^\s*(pub )?use [\w:{}, *]+;\s*$`), 3},
-	{Rust, regexp.MustCompile(`\blet mut \w+|\blet \w+: [\w<>&]+ =|\bimpl(<.*>)? \w+|(?m)^\s*#!?\[\w+|&mut self|&self\b|\bpub(\(crate\))? (struct|enum|trait|mod) `), 3},
-	{C, regexp.MustCompile(`(?m)^#include [<"][\w/.]+\.h[>"]`), 3},
-	{C, regexp.MustCompile(`(?m)^(static )?(int|void|char|unsigned|long|size_t|struct \w+) \**\w+\(`), 2},
-	{C, regexp.MustCompile(`\b(malloc|free|printf|sizeof)\(`), 1},
-	{CPP, regexp.MustCompile(`(?m)^#include <\w+>`), 3},
-	{CPP, regexp.MustCompile(`\bstd::\w+[<(: ]|\bnamespace \w+\s*\{|\btemplate\s*<|(?m)^\s*(public|private|protected):`), 4},
-	{JavaScript, regexp.MustCompile(`(?m)^\s*(export )?(async )?function\*? ?\w*\(`), 3},
-	{JavaScript, regexp.MustCompile(`(?m)^\s*(const|let|var) \w+ = (require\(|\(.*\) =>|async )`), 3},
-	{JavaScript, regexp.MustCompile(`(?m)^(import .* from ['"]|export (default |const |function |class ))`), 3},
-	{JavaScript, regexp.MustCompile(`console\.log\(|===|!==|module\.exports|document\.|window\.`), 2},
-	{JavaScript, regexp.MustCompile(`(?m)^\s*(const|let|var) \w+ = |=> \{|\bfunction\s*\(`), 1},
-	{TypeScript, regexp.MustCompile(`(?m)^\s*(export )?(interface|type) \w+(<.*>)? (=|\{)`), 4},
-	{TypeScript, regexp.MustCompile(`\w\??: (string|number|boolean|any|void|unknown)\b`), 3},
-	{TypeScript, regexp.MustCompile(`(?m)^\s*(public|private|readonly) \w+:`), 2},
+	lineSig(Python, `(?m)^\s*def \w+\(.*\)\s*(->.*)?:\s*$`, 4, "def "),
+	lineSig(Python, `(?m)^\s*class \w+(\(.*\))?:\s*$`, 4, "class "),
+	lineSig(Python, `(?m)^(from [\w.]+ import |import \w+(\.\w+)*\s*$)`, 3, "import "),
+	lineSig(Python, `(?m)^\s*(elif .*|else|try|finally|except.*):\s*$`, 3, "elif ", "else", "try", "finally", "except"),
+	lineSig(Python, `\bself\.\w+`, 1, "self."),
+	lineSig(Go, `(?m)^package \w+\s*$`, 6, "package "),
+	textSig(Go, `(?m)^func (\([^)]*\) )?\w+\(`, 5, "func "),
+	lineSig(Go, `\w+ := `, 1, " := "),
+	lineSig(Go, `(?m)^\s*if err != nil \{`, 3, "if err != nil {"),
+	lineSig(Java, `(?m)^\s*(public |private |protected )?(abstract |final )?(class|interface|enum|record) \w+`, 3, "class ", "interface ", "enum ", "record "),
+	lineSig(Java, `(?m)^import (static )?[\w.]+(\.\*)?;\s*$`, 4, "import "),
+	lineSig(Java, `(?m)^package [\w.]+;\s*$`, 5, "package "),
+	lineSig(Java, `\b(public|private|protected) (static )?(final )?[\w<>\[\]]+ \w+\(`, 3, "public ", "private ", "protected "),
+	lineSig(Java, `System\.out\.|@Override`, 3, "System.out.", "@Override"),
+	lineSig(Rust, `(?m)^\s*(pub(\(\w+\))? )?((const|unsafe|async|extern "C") )*fn \w+`, 5, "fn "),
+	lineSig(Rust, `(?m)^\s*(pub )?use [\w:{}, *]+;\s*$`, 3, "use "),
+	lineSig(Rust, `\blet mut \w+|\blet \w+: [\w<>&]+ =|\bimpl(<.*>)? \w+|(?m)^\s*#!?\[\w+|&mut self|&self\b|\bpub(\(crate\))? (struct|enum|trait|mod) `, 3, "let ", "impl", "#", "&mut self", "&self", "pub"),
+	lineSig(C, `(?m)^#include [<"][\w/.]+\.h[>"]`, 3, "#include "),
+	lineSig(C, `(?m)^(static )?(int|void|char|unsigned|long|size_t|struct \w+) \**\w+\(`, 2, "int", "void", "char", "unsigned", "long", "size_t", "struct "),
+	lineSig(C, `\b(malloc|free|printf|sizeof)\(`, 1, "malloc(", "free(", "printf(", "sizeof("),
+	lineSig(CPP, `(?m)^#include <\w+>`, 3, "#include <"),
+	textSig(CPP, `\bstd::\w+[<(: ]|\bnamespace \w+\s*\{|\btemplate\s*<|(?m)^\s*(public|private|protected):`, 4, "std::", "namespace ", "template", "public", "private", "protected"),
+	lineSig(JavaScript, `(?m)^\s*(export )?(async )?function\*? ?\w*\(`, 3, "function"),
+	lineSig(JavaScript, `(?m)^\s*(const|let|var) \w+ = (require\(|\(.*\) =>|async )`, 3, "const ", "let ", "var "),
+	lineSig(JavaScript, `(?m)^(import .* from ['"]|export (default |const |function |class ))`, 3, "import ", "export "),
+	lineSig(JavaScript, `console\.log\(|===|!==|module\.exports|document\.|window\.`, 2, "console.log(", "===", "!==", "module.exports", "document.", "window."),
+	textSig(JavaScript, `(?m)^\s*(const|let|var) \w+ = |=> \{|\bfunction\s*\(`, 1, "const ", "let ", "var ", "=> {", "function"),
+	lineSig(TypeScript, `(?m)^\s*(export )?(interface|type) \w+(<.*>)? (=|\{)`, 4, "interface ", "type "),
+	lineSig(TypeScript, `\w\??: (string|number|boolean|any|void|unknown)\b`, 3, ": string", ": number", ": boolean", ": any", ": void", ": unknown"),
+	lineSig(TypeScript, `(?m)^\s*(public|private|readonly) \w+:`, 2, "public ", "private ", "readonly "),
+}
+
+// count returns how many times s matches body, at most maxSignalMatches.
+func (s *signal) count(body string) int {
+	if !s.line {
+		if !containsAny(body, s.anchors) {
+			return 0
+		}
+		return len(s.re.FindAllStringIndex(body, maxSignalMatches))
+	}
+	n := 0
+	for rest := body; rest != "" && n < maxSignalMatches; {
+		// Jump to the next line holding an anchor.
+		at := indexAny(rest, s.anchors)
+		if at < 0 {
+			break
+		}
+		start := strings.LastIndexByte(rest[:at], '\n') + 1
+		end := strings.IndexByte(rest[at:], '\n')
+		if end < 0 {
+			end = len(rest)
+		} else {
+			end += at
+		}
+		n += len(s.re.FindAllStringIndex(rest[start:end], maxSignalMatches-n))
+		if end == len(rest) {
+			break
+		}
+		rest = rest[end+1:]
+	}
+	return n
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// indexAny returns the smallest index of any of subs in s, or -1.
+func indexAny(s string, subs []string) int {
+	best := -1
+	for _, sub := range subs {
+		lim := s
+		if best >= 0 {
+			lim = s[:min(len(s), best+len(sub))]
+		}
+		if i := strings.Index(lim, sub); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	return best
 }
 
 // Detect guesses the language of text. A file name hint with a known
@@ -86,9 +159,8 @@ func Detect(text, filename string) Language {
 	}
 	scores := map[Language]int{}
 	body := stripComments(window)
-	for _, s := range signals {
-		n := len(s.re.FindAllStringIndex(body, 20))
-		scores[s.lang] += n * s.weight
+	for i := range signals {
+		scores[signals[i].lang] += signals[i].count(body) * signals[i].weight
 	}
 	// TypeScript is a superset of JavaScript: its cues add to the shared
 	// base, and C++ cues add to C's.

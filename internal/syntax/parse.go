@@ -20,11 +20,12 @@ var ErrTooLarge = errors.New("syntax: text too large to parse")
 // Node is one syntax node copied out of a tree-sitter tree. Nodes live in
 // Tree.Nodes in pre-order, so a node's subtree is the index range
 // [i, End).
+//
+// A node takes 40 bytes and holds no pointers: a parse of a large file has
+// about one node per two bytes of code, and the tree-sitter walk writes the
+// nodes straight into the Go slice. Its type and field names are looked up
+// in the grammar's tables (Type, Field).
 type Node struct {
-	// Type is the grammar's node type, e.g. "function_definition" or "{".
-	Type string
-	// Field is the field name under which the parent holds this node, or "".
-	Field string
 	// Parent is the index of the parent node, -1 for the root.
 	Parent int32
 	// End is one past the index of the last node in this subtree.
@@ -34,13 +35,43 @@ type Node struct {
 	// StartRow, StartCol, EndRow and EndCol are 0-based positions; rows
 	// count '\n' terminators exactly as the library's lines do.
 	StartRow, StartCol, EndRow, EndCol uint32
-	// Named is false for anonymous tokens such as punctuation and keywords.
-	Named bool
-	// Error marks ERROR nodes, Missing marks tokens the parser invented.
-	Error, Missing bool
-	// Leaf is true when the node has no children.
-	Leaf bool
+	// Symbol is the grammar's symbol id of the node's type (ErrorSymbol
+	// for ERROR nodes); FieldID the id of the field under which the parent
+	// holds it, 0 for none.
+	Symbol, FieldID uint16
+	flags           uint8
+	lang            uint8 // index of the language in Languages(), plus 1
 }
+
+// ErrorSymbol is the Symbol of ERROR nodes.
+const ErrorSymbol = 0xFFFF
+
+// Node flags, as the C walk sets them.
+const (
+	flagNamed   = 1
+	flagMissing = 2
+	flagError   = 4
+	flagLeaf    = 8
+)
+
+// Type is the grammar's node type, e.g. "function_definition" or "{";
+// "ERROR" for error nodes.
+func (n *Node) Type() string { return symbolName(n.lang, n.Symbol) }
+
+// Field is the field name under which the parent holds this node, or "".
+func (n *Node) Field() string { return fieldName(n.lang, n.FieldID) }
+
+// Named is false for anonymous tokens such as punctuation and keywords.
+func (n *Node) Named() bool { return n.flags&flagNamed != 0 }
+
+// IsError marks ERROR nodes.
+func (n *Node) IsError() bool { return n.flags&flagError != 0 }
+
+// IsMissing marks tokens the parser invented to recover from an error.
+func (n *Node) IsMissing() bool { return n.flags&flagMissing != 0 }
+
+// Leaf is true when the node has no children.
+func (n *Node) Leaf() bool { return n.flags&flagLeaf != 0 }
 
 // LastRow returns the last row that holds any of the node's bytes: a node
 // ending at column 0 of a row (it swallowed a newline) does not occupy it.

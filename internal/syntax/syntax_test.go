@@ -114,17 +114,17 @@ func TestParse(t *testing.T) {
 	tree, err := Parse(ctx, Python, []byte("def f(x):\n    return x\n"))
 	require.NoError(t, err)
 	assert.Zero(t, tree.Errors)
-	assert.Equal(t, "module", tree.Nodes[0].Type)
+	assert.Equal(t, "module", tree.Nodes[0].Type())
 	assert.Equal(t, int32(-1), tree.Nodes[0].Parent)
 	assert.Equal(t, int32(len(tree.Nodes)), tree.Nodes[0].End)
 	kids := tree.Children(0)
 	require.Len(t, kids, 1)
 	fn := kids[0]
-	assert.Equal(t, "function_definition", tree.Nodes[fn].Type)
+	assert.Equal(t, "function_definition", tree.Nodes[fn].Type())
 	assert.Equal(t, 1, tree.Nodes[fn].LastRow())
 	var name string
 	for _, c := range tree.Children(fn) {
-		if tree.Nodes[c].Field == "name" {
+		if tree.Nodes[c].Field() == "name" {
 			name = tree.Text([]byte("def f(x):\n    return x\n"), c)
 		}
 	}

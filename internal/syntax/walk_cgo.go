@@ -4,6 +4,7 @@ package syntax
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tsapi.h"
 
@@ -17,6 +18,8 @@ const TSLanguage *tree_sitter_rust(void);
 const TSLanguage *tree_sitter_c(void);
 const TSLanguage *tree_sitter_cpp(void);
 
+// pk_node is syntax.Node's layout (checked at compile time in Go): the walk
+// writes Go's nodes directly.
 typedef struct {
 	int32_t parent;
 	int32_t end;
@@ -25,31 +28,36 @@ typedef struct {
 	uint16_t symbol;
 	uint16_t field;
 	uint8_t flags;
+	uint8_t lang;
 } pk_node;
 
-enum { PK_NAMED = 1, PK_MISSING = 2, PK_ERROR = 4, PK_LEAF = 8 };
+enum {
+	PK_NAMED = 1, PK_MISSING = 2, PK_ERROR = 4, PK_LEAF = 8,
+	PK_OFF_SYMBOL = offsetof(pk_node, symbol),
+	PK_OFF_FIELD = offsetof(pk_node, field),
+	PK_OFF_FLAGS = offsetof(pk_node, flags),
+	PK_OFF_LANG = offsetof(pk_node, lang),
+	PK_OFF_END_COL = offsetof(pk_node, end_col),
+};
 
-// pk_walk copies every node of tree in pre-order into a malloc'd array in
-// one C call, so the per-node cost is not a cgo crossing. Returns the node
-// count, or -1 when out of memory.
-static int64_t pk_walk(TSTree *tree, pk_node **out) {
-	// The cursor visits the visible nodes, which the root counts; sizing
-	// the buffer from the count saves the doubling's slack and copies.
-	size_t cap = ts_node_descendant_count(ts_tree_root_node(tree)), n = 0, depth = 0, scap = 64;
-	if (cap < 16) cap = 16;
-	pk_node *buf = malloc(cap * sizeof *buf);
+// pk_walk writes every node of tree in pre-order into out (cap nodes, which
+// the caller sizes from the root's descendant count: the cursor visits
+// exactly the visible nodes it counts), in one C call so that the per-node
+// cost is not a cgo crossing. Returns the node count, -1 when out of
+// memory, or -2 when cap is too small.
+static int64_t pk_walk(TSTree *tree, pk_node *out, size_t cap, uint8_t lang) {
+	size_t n = 0, depth = 0, scap = 64;
 	int32_t *stack = malloc(scap * sizeof *stack);
-	if (!buf || !stack) { free(buf); free(stack); return -1; }
+	if (!stack) return -1;
 	TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(tree));
 	for (;;) {
 		if (n == cap) {
-			cap *= 2;
-			pk_node *nb = realloc(buf, cap * sizeof *buf);
-			if (!nb) { free(buf); free(stack); ts_tree_cursor_delete(&cur); return -1; }
-			buf = nb;
+			free(stack);
+			ts_tree_cursor_delete(&cur);
+			return -2;
 		}
 		TSNode node = ts_tree_cursor_current_node(&cur);
-		pk_node *p = &buf[n];
+		pk_node *p = &out[n];
 		TSPoint sp = ts_node_start_point(node), ep = ts_node_end_point(node);
 		p->parent = depth > 0 ? stack[depth - 1] : -1;
 		p->end = (int32_t)(n + 1);
@@ -60,6 +68,7 @@ static int64_t pk_walk(TSTree *tree, pk_node **out) {
 		p->symbol = ts_node_symbol(node);
 		p->field = ts_tree_cursor_current_field_id(&cur);
 		p->flags = 0;
+		p->lang = lang;
 		if (ts_node_is_named(node)) p->flags |= PK_NAMED;
 		if (ts_node_is_missing(node)) p->flags |= PK_MISSING;
 		if (p->symbol == (TSSymbol)-1) p->flags |= PK_ERROR;
@@ -69,7 +78,7 @@ static int64_t pk_walk(TSTree *tree, pk_node **out) {
 			if (depth == scap) {
 				scap *= 2;
 				int32_t *ns = realloc(stack, scap * sizeof *stack);
-				if (!ns) { free(buf); free(stack); ts_tree_cursor_delete(&cur); return -1; }
+				if (!ns) { free(stack); ts_tree_cursor_delete(&cur); return -1; }
 				stack = ns;
 			}
 			stack[depth++] = (int32_t)(n - 1);
@@ -80,12 +89,15 @@ static int64_t pk_walk(TSTree *tree, pk_node **out) {
 			if (!ts_tree_cursor_goto_parent(&cur)) {
 				ts_tree_cursor_delete(&cur);
 				free(stack);
-				*out = buf;
 				return (int64_t)n;
 			}
 			depth--;
 		}
 	}
+}
+
+static uint32_t pk_node_count(TSTree *tree) {
+	return ts_node_descendant_count(ts_tree_root_node(tree));
 }
 */
 import "C"
@@ -95,6 +107,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -159,16 +172,31 @@ func parseC(ctx context.Context, lang Language, src []byte) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The C tree goes as soon as its nodes are copied out, before the Go
-	// copy is built: peak memory holds two of the three forms, not all.
-	var buf *C.pk_node
-	n := C.pk_walk(tree, &buf)
-	C.ts_tree_delete(tree)
-	if n < 0 {
-		return nil, errors.New("parse: out of memory copying the tree")
+	// The walk writes the Go nodes directly, and the C tree goes as soon
+	// as they are written.
+	nodes := make([]Node, max(int(C.pk_node_count(tree)), 1))
+	for {
+		n := C.pk_walk(tree, (*C.pk_node)(unsafe.Pointer(&nodes[0])), C.size_t(len(nodes)), C.uint8_t(langIndex(lang)))
+		if n >= 0 {
+			nodes = nodes[:n]
+			break
+		}
+		if n == -1 {
+			C.ts_tree_delete(tree)
+			return nil, errors.New("parse: out of memory copying the tree")
+		}
+		// Unreachable unless the count and the cursor disagree.
+		nodes = make([]Node, 2*len(nodes))
 	}
-	defer C.free(unsafe.Pointer(buf))
-	return copyNodes(unsafe.Slice(buf, int(n)), cl, lang), nil
+	C.ts_tree_delete(tree)
+	out := &Tree{Lang: lang, Nodes: nodes}
+	for i := range nodes {
+		if nodes[i].flags&(flagError|flagMissing) != 0 {
+			out.Errors++
+		}
+	}
+	fixEnds(nodes)
+	return out, nil
 }
 
 // parseTree runs tree-sitter on src with ctx wired to the parser's
@@ -233,48 +261,83 @@ func parseString(ctx context.Context, parser *C.TSParser, in []byte, n int) (*C.
 	return tree, nil
 }
 
-// copyNodes converts the C walk's nodes into the Go tree.
-func copyNodes(raw []C.pk_node, cl *C.TSLanguage, lang Language) *Tree {
-	out := &Tree{Lang: lang, Nodes: make([]Node, len(raw))}
-	symNames := make([]string, int(C.ts_language_symbol_count(cl))+1)
-	symSeen := make([]bool, len(symNames))
-	fieldNames := make([]string, int(C.ts_language_field_count(cl))+1)
-	fieldSeen := make([]bool, len(fieldNames))
-	for i := range raw {
-		r := &raw[i]
-		flags := uint8(r.flags)
-		isErr := flags&C.PK_ERROR != 0
-		var typ string
-		if isErr {
-			typ = "ERROR"
-		} else if s := int(r.symbol); s < len(symNames) {
-			if !symSeen[s] {
-				symNames[s] = C.GoString(C.ts_language_symbol_name(cl, r.symbol))
-				symSeen[s] = true
-			}
-			typ = symNames[s]
-		}
-		var field string
-		if f := int(r.field); f > 0 && f < len(fieldNames) {
-			if !fieldSeen[f] {
-				fieldNames[f] = C.GoString(C.ts_language_field_name_for_id(cl, r.field))
-				fieldSeen[f] = true
-			}
-			field = fieldNames[f]
-		}
-		missing := flags&C.PK_MISSING != 0
-		if isErr || missing {
-			out.Errors++
-		}
-		out.Nodes[i] = Node{
-			Type: typ, Field: field, Parent: int32(r.parent), End: int32(r.end),
-			StartByte: uint32(r.start_byte), EndByte: uint32(r.end_byte),
-			StartRow: uint32(r.start_row), StartCol: uint32(r.start_col),
-			EndRow: uint32(r.end_row), EndCol: uint32(r.end_col),
-			Named: flags&C.PK_NAMED != 0, Error: isErr, Missing: missing,
-			Leaf: flags&C.PK_LEAF != 0,
+// Node's layout is pk_node's: these fail to compile (a negative or
+// overflowing constant) when the two disagree in size or field offsets.
+var (
+	_ [unsafe.Sizeof(Node{}) - C.sizeof_pk_node]struct{}
+	_ [C.sizeof_pk_node - unsafe.Sizeof(Node{})]struct{}
+	_ [unsafe.Offsetof(Node{}.Symbol) - C.PK_OFF_SYMBOL]struct{}
+	_ [C.PK_OFF_SYMBOL - unsafe.Offsetof(Node{}.Symbol)]struct{}
+	_ [unsafe.Offsetof(Node{}.FieldID) - C.PK_OFF_FIELD]struct{}
+	_ [C.PK_OFF_FIELD - unsafe.Offsetof(Node{}.FieldID)]struct{}
+	_ [unsafe.Offsetof(Node{}.flags) - C.PK_OFF_FLAGS]struct{}
+	_ [C.PK_OFF_FLAGS - unsafe.Offsetof(Node{}.flags)]struct{}
+	_ [unsafe.Offsetof(Node{}.lang) - C.PK_OFF_LANG]struct{}
+	_ [C.PK_OFF_LANG - unsafe.Offsetof(Node{}.lang)]struct{}
+	_ [unsafe.Offsetof(Node{}.EndCol) - C.PK_OFF_END_COL]struct{}
+	_ [C.PK_OFF_END_COL - unsafe.Offsetof(Node{}.EndCol)]struct{}
+	_ [flagNamed - C.PK_NAMED]struct{}
+	_ [flagMissing - C.PK_MISSING]struct{}
+	_ [flagError - C.PK_ERROR]struct{}
+	_ [flagLeaf - C.PK_LEAF]struct{}
+)
+
+// grammarNames are one grammar's symbol and field names, read from its C
+// tables once per process: they are immutable, and a Node's Type and Field
+// are lookups in them.
+type grammarNames struct {
+	once    sync.Once
+	symbols []string
+	fields  []string
+}
+
+// names holds the tables of Languages(), in that order.
+var names [9]grammarNames
+
+// langIndex returns 1 + the index of lang in Languages() (0 for none).
+func langIndex(lang Language) int {
+	for i, l := range Languages() {
+		if l == lang {
+			return i + 1
 		}
 	}
-	fixEnds(out.Nodes)
-	return out
+	return 0
+}
+
+func grammar(lang uint8) *grammarNames {
+	if lang == 0 || int(lang) > len(names) {
+		return nil
+	}
+	g := &names[lang-1]
+	g.once.Do(func() {
+		cl := cLanguage(Languages()[lang-1])
+		g.symbols = make([]string, int(C.ts_language_symbol_count(cl)))
+		for i := range g.symbols {
+			g.symbols[i] = C.GoString(C.ts_language_symbol_name(cl, C.TSSymbol(i)))
+		}
+		g.fields = make([]string, int(C.ts_language_field_count(cl))+1)
+		for i := 1; i < len(g.fields); i++ {
+			if p := C.ts_language_field_name_for_id(cl, C.TSFieldId(i)); p != nil {
+				g.fields[i] = C.GoString(p)
+			}
+		}
+	})
+	return g
+}
+
+func symbolName(lang uint8, sym uint16) string {
+	if sym == ErrorSymbol {
+		return "ERROR"
+	}
+	if g := grammar(lang); g != nil && int(sym) < len(g.symbols) {
+		return g.symbols[sym]
+	}
+	return ""
+}
+
+func fieldName(lang uint8, id uint16) string {
+	if g := grammar(lang); g != nil && id > 0 && int(id) < len(g.fields) {
+		return g.fields[id]
+	}
+	return ""
 }
