@@ -318,22 +318,35 @@ func features(ctx context.Context, query string, lines []string, text string, la
 			defStem[d] = 0
 		}
 	}
-	for d := range defStem {
-		nd := st.tree.Nodes[d]
-		var m uint64
-		for r := int(nd.StartRow); r <= nd.LastRow() && r < n; r++ {
-			m |= smasks[r]
-		}
-		defStem[d] = sshare(m)
+	// Definitions nest, so their row ranges can sum to far more than n:
+	// range ORs and maxima come from segment trees, not row loops.
+	var sTree, mTree orTree
+	var bTree maxTree
+	if len(defStem) > 0 {
+		sTree, mTree, bTree = newOrTree(smasks), newOrTree(masks), newMaxTree(bmn)
 	}
-	defRank := make(map[int32]int, len(defStem))
-	for d, v := range defStem {
-		r := 0
-		for e, w := range defStem {
-			if w > v || (w == v && e < d) {
-				r++
+	rows := func(d int32) (lo, hi int) {
+		nd := &st.tree.Nodes[d]
+		return int(nd.StartRow), min(nd.LastRow(), n-1)
+	}
+	defs := make([]int32, 0, len(defStem))
+	for d := range defStem {
+		defStem[d] = sshare(sTree.or(rows(d)))
+		defs = append(defs, d)
+	}
+	// A definition's rank counts the definitions with a higher share, or
+	// an equal share and a smaller node index: its position in that order.
+	slices.SortFunc(defs, func(a, b int32) int {
+		if va, vb := defStem[a], defStem[b]; va != vb {
+			if va > vb {
+				return -1
 			}
+			return 1
 		}
+		return int(a - b)
+	})
+	defRank := make(map[int32]int, len(defStem))
+	for r, d := range defs {
 		defRank[d] = r
 	}
 
@@ -344,13 +357,7 @@ func features(ctx context.Context, query string, lines []string, text string, la
 		if s, ok := defCache[d]; ok {
 			return s
 		}
-		nd := st.tree.Nodes[d]
-		var m uint64
-		mx := 0.0
-		for r := int(nd.StartRow); r <= nd.LastRow() && r < n; r++ {
-			m |= masks[r]
-			mx = max(mx, bmn[r])
-		}
+		m, mx := mTree.or(rows(d)), bTree.max(rows(d))
 		var nm uint64
 		for _, c := range st.tree.Children(int(d)) {
 			if st.tree.Nodes[c].Field() == "name" {
@@ -547,6 +554,7 @@ func analyseSyntax(ctx context.Context, text string, lang syntax.Language, n int
 	st.tree = tree
 	st.errors = tree.Errors
 	nodeDepth := make([]int32, len(tree.Nodes))
+	var defNodes []int32
 	for j := 1; j < len(tree.Nodes); j++ {
 		if done(ctx, j) {
 			return st
@@ -564,12 +572,32 @@ func analyseSyntax(ctx context.Context, text string, lang syntax.Language, n int
 			st.depth[r] = nodeDepth[j]
 		}
 		if k := typeKind(nd.Type()); k == roleDef || k == roleClass {
-			for rr := r; rr <= nd.LastRow() && rr < n; rr++ {
-				st.def[rr] = int32(j)
-			}
+			defNodes = append(defNodes, int32(j))
 		}
 	}
+	st.paintDefs(defNodes, n)
 	return st
+}
+
+// paintDefs sets st.def[r] to the last definition in pre-order whose rows
+// hold r, which is the innermost one: a sweep over the rows with a stack of
+// the open definitions, linear however deeply definitions nest (painting
+// each definition's rows would be quadratic).
+func (st *syntaxInfo) paintDefs(defs []int32, n int) {
+	var open []int32
+	next := 0
+	for r := 0; r < n; r++ {
+		for next < len(defs) && int(st.tree.Nodes[defs[next]].StartRow) <= r {
+			open = append(open, defs[next])
+			next++
+		}
+		for len(open) > 0 && st.tree.Nodes[open[len(open)-1]].LastRow() < r {
+			open = open[:len(open)-1]
+		}
+		if len(open) > 0 {
+			st.def[r] = open[len(open)-1]
+		}
+	}
 }
 
 func lineRole(l string, st syntaxInfo, i int) int {
@@ -784,4 +812,67 @@ func splitLines(ctx context.Context, text string) []string {
 		text = text[min(k+1, len(text)):]
 	}
 	return lines
+}
+
+// orTree answers OR queries over row ranges of a []uint64 in O(log n).
+type orTree struct {
+	n int
+	t []uint64
+}
+
+func newOrTree(v []uint64) orTree {
+	t := orTree{n: len(v), t: make([]uint64, 2*len(v))}
+	copy(t.t[len(v):], v)
+	for i := len(v) - 1; i > 0; i-- {
+		t.t[i] = t.t[2*i] | t.t[2*i+1]
+	}
+	return t
+}
+
+// or returns the OR of v[lo..hi] (inclusive; 0 when empty).
+func (t orTree) or(lo, hi int) uint64 {
+	var m uint64
+	for l, r := max(lo, 0)+t.n, min(hi, t.n-1)+t.n+1; l < r; l, r = l/2, r/2 {
+		if l&1 == 1 {
+			m |= t.t[l]
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			m |= t.t[r]
+		}
+	}
+	return m
+}
+
+// maxTree answers max queries over row ranges of a []float64, floored at
+// 0, in O(log n).
+type maxTree struct {
+	n int
+	t []float64
+}
+
+func newMaxTree(v []float64) maxTree {
+	t := maxTree{n: len(v), t: make([]float64, 2*len(v))}
+	copy(t.t[len(v):], v)
+	for i := len(v) - 1; i > 0; i-- {
+		t.t[i] = max(t.t[2*i], t.t[2*i+1])
+	}
+	return t
+}
+
+// max returns max(0, v[lo..hi]...) (inclusive).
+func (t maxTree) max(lo, hi int) float64 {
+	m := 0.0
+	for l, r := max(lo, 0)+t.n, min(hi, t.n-1)+t.n+1; l < r; l, r = l/2, r/2 {
+		if l&1 == 1 {
+			m = max(m, t.t[l])
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			m = max(m, t.t[r])
+		}
+	}
+	return m
 }
