@@ -117,6 +117,11 @@ func (t *Tree) Text(src []byte, i int) string {
 // every path, because their C memory is invisible to Go's collector; the
 // copy is made in one C call because a cgo crossing per node would cost
 // more than the parse.
+// Texts over 1 MiB are parsed in pieces cut at top-level boundaries, so
+// that tree-sitter's own tree (several times the size of the Go copy) is
+// bounded by a piece (cut at a weaker boundary when there is none within
+// 2 MiB); a large text with a line longer than 2 MiB (minified code) is
+// refused with ErrNoBoundary.
 // Cancelling ctx aborts the parse with ctx's error.
 func Parse(ctx context.Context, lang Language, src []byte) (*Tree, error) {
 	if !lang.IsCode() {
@@ -127,6 +132,9 @@ func Parse(ctx context.Context, lang Language, src []byte) (*Tree, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
+	}
+	if len(src) > wholeParseBytes {
+		return parsePieces(ctx, lang, src)
 	}
 	return parseC(ctx, lang, src)
 }
