@@ -41,27 +41,38 @@ func parsePiecesOf(ctx context.Context, lang Language, src []byte, size int) (*T
 	if err != nil {
 		return nil, err
 	}
-	out := &Tree{Lang: lang}
+	var nodes []Node
 	row := uint32(0) // row of the current piece's first byte
-	var last *Node   // the last piece's root, for the end of the joined root
+	var last Node    // the last piece's root, for the end of the joined root
 	for k := 0; k+1 < len(cuts); k++ {
 		a, b := cuts[k], cuts[k+1]
-		t, err := parseC(ctx, lang, src[a:b])
-		if err != nil {
-			return nil, err
-		}
-		if len(t.Nodes) == 0 {
+		if k == 0 {
+			var err error
+			if nodes, err = parseAppend(ctx, lang, src[a:b], nil); err != nil {
+				return nil, err
+			}
+			// Size the joined slice from the first piece's density.
+			est := int(float64(len(nodes)) * float64(len(src)) / float64(b-a) * 1.1)
+			grown := make([]Node, len(nodes), max(est, len(nodes)))
+			copy(grown, nodes)
+			nodes = grown
+			last = nodes[0]
+			row += uint32(strings.Count(string(src[a:b]), "\n"))
 			continue
 		}
-		if out.Nodes == nil {
-			// Size the joined slice from the first piece's density.
-			est := int(float64(len(t.Nodes)) * float64(len(src)) / float64(b-a) * 1.05)
-			out.Nodes = make([]Node, 0, max(est, len(t.Nodes)))
-			out.Nodes = append(out.Nodes, t.Nodes[0])
+		// The piece's root lands on the joined slice's last node, which is
+		// saved and put back: the piece's other nodes follow it in place.
+		at := len(nodes) - 1
+		saved := nodes[at]
+		var err error
+		if nodes, err = parseAppend(ctx, lang, src[a:b], nodes[:at]); err != nil {
+			return nil, err
 		}
-		base := int32(len(out.Nodes)) - 1 // piece node i (i >= 1) lands at base+i
-		for i := 1; i < len(t.Nodes); i++ {
-			n := t.Nodes[i]
+		last = nodes[at]
+		nodes[at] = saved
+		base := int32(at) // piece node i (i >= 1) is at base+i
+		for i := at + 1; i < len(nodes); i++ {
+			n := &nodes[i]
 			if n.Parent == 0 {
 				n.Parent = 0
 			} else {
@@ -72,22 +83,20 @@ func parsePiecesOf(ctx context.Context, lang Language, src []byte, size int) (*T
 			n.EndByte += uint32(a)
 			n.StartRow += row
 			n.EndRow += row
-			out.Nodes = append(out.Nodes, n)
 		}
-		out.Errors += t.Errors
-		root := t.Nodes[0]
-		root.EndRow += row
-		last = &root
+		last.EndRow += row
 		row += uint32(strings.Count(string(src[a:b]), "\n"))
 	}
-	if out.Nodes == nil {
+	if len(nodes) == 0 {
 		return parseC(ctx, lang, src[:0])
 	}
-	root := &out.Nodes[0]
+	root := &nodes[0]
 	root.StartByte, root.StartRow, root.StartCol = 0, 0, 0
 	root.EndByte = uint32(len(src))
 	root.EndRow, root.EndCol = last.EndRow, last.EndCol
-	root.End = int32(len(out.Nodes))
+	out := &Tree{Lang: lang, Nodes: nodes, Errors: countErrors(nodes)}
+	fixEnds(nodes)
+	root.End = int32(len(nodes))
 	return out, nil
 }
 

@@ -164,6 +164,20 @@ func cLanguage(l Language) *C.TSLanguage {
 // parseC parses src and copies the tree into Go memory. The parser, the
 // tree, the cursor and the copy buffer are all released before it returns.
 func parseC(ctx context.Context, lang Language, src []byte) (*Tree, error) {
+	nodes, err := parseAppend(ctx, lang, src, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &Tree{Lang: lang, Nodes: nodes, Errors: countErrors(nodes)}
+	fixEnds(nodes)
+	return out, nil
+}
+
+// parseAppend parses src and appends its nodes, in pre-order with indices
+// relative to the first appended node, to dst, growing it only when its
+// capacity is short. The walk writes the Go nodes directly, and the C tree
+// goes as soon as they are written.
+func parseAppend(ctx context.Context, lang Language, src []byte, dst []Node) ([]Node, error) {
 	cl := cLanguage(lang)
 	if cl == nil {
 		return nil, fmt.Errorf("parse %s: %w", lang, ErrNotCode)
@@ -172,31 +186,36 @@ func parseC(ctx context.Context, lang Language, src []byte) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The walk writes the Go nodes directly, and the C tree goes as soon
-	// as they are written.
-	nodes := make([]Node, max(int(C.pk_node_count(tree)), 1))
+	defer C.ts_tree_delete(tree)
+	count := max(int(C.pk_node_count(tree)), 1)
 	for {
-		n := C.pk_walk(tree, (*C.pk_node)(unsafe.Pointer(&nodes[0])), C.size_t(len(nodes)), C.uint8_t(langIndex(lang)))
+		at := len(dst)
+		if cap(dst)-at < count {
+			grown := make([]Node, at, max(at+count, at+at/4))
+			copy(grown, dst)
+			dst = grown
+		}
+		buf := dst[at : at+count]
+		n := C.pk_walk(tree, (*C.pk_node)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), C.uint8_t(langIndex(lang)))
 		if n >= 0 {
-			nodes = nodes[:n]
-			break
+			return dst[:at+int(n)], nil
 		}
 		if n == -1 {
-			C.ts_tree_delete(tree)
 			return nil, errors.New("parse: out of memory copying the tree")
 		}
 		// Unreachable unless the count and the cursor disagree.
-		nodes = make([]Node, 2*len(nodes))
+		count *= 2
 	}
-	C.ts_tree_delete(tree)
-	out := &Tree{Lang: lang, Nodes: nodes}
+}
+
+func countErrors(nodes []Node) int {
+	n := 0
 	for i := range nodes {
 		if nodes[i].flags&(flagError|flagMissing) != 0 {
-			out.Errors++
+			n++
 		}
 	}
-	fixEnds(nodes)
-	return out, nil
+	return n
 }
 
 // parseTree runs tree-sitter on src with ctx wired to the parser's
