@@ -38,8 +38,26 @@
 // belongs to the terminator), as cat -n, git and editors count them. Any
 // text is accepted — invalid UTF-8, NUL bytes, megabytes, a single 50,000
 // character line — long texts are cut into overlapping windows whose token
-// scores are averaged. Prune is safe for concurrent use and honours context
-// cancellation between model batches. Nothing is ever downloaded.
+// scores are averaged. Prune is safe for concurrent use. Nothing is ever
+// downloaded.
+//
+// # Bounded work
+//
+// Work and memory grow linearly with the text whatever its shape (deep
+// nesting, a million empty lines, one huge line, long runs of one
+// character), and a cancelled context or an expired deadline is noticed
+// within milliseconds in every stage: tokenization, features, the model,
+// parsing, repair, budgets and rendering. With the embedded line model a
+// call's peak memory stays within about 64 bytes per input byte plus 700
+// bytes per line plus a constant (the hostile-input suite checks this);
+// texts over 1 MiB are parsed in pieces cut at top-level boundaries, so
+// tree-sitter's own tree never holds more than a piece. By default Prune
+// refuses texts over DefaultMaxInputBytes (16 MiB) or DefaultMaxInputLines
+// lines with ErrInputTooLarge before doing any work; WithMaxInputBytes and
+// WithMaxInputLines change or lift the limits. Checkpoints are validated
+// before Load returns: non-finite weights, config values that contradict
+// the tensors or each other, and files that are not regular files are
+// refused with ErrBadCheckpoint.
 //
 // # Packages
 //
