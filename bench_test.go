@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/prunekit/pruner/internal/memtest"
 )
 
 // goSource returns about n tokens of real Go source from GOROOT.
@@ -124,7 +126,7 @@ func BenchmarkPruneLarge(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			var peak int64
 			for b.Loop() {
-				peak = max(peak, peakMemory(b, func() {
+				peak = max(peak, memtest.Peak(func() {
 					if _, err := p.Prune(context.Background(), "how are request headers parsed?", text); err != nil {
 						b.Fatal(err)
 					}

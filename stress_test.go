@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/memtest"
 )
 
 var long = flag.Bool("long", false, "run the stress and soak tests at full size")
@@ -134,23 +134,16 @@ func TestPruneCancelStress(t *testing.T) {
 	require.Greater(t, checked, calls/3, "most calls must complete")
 }
 
-// rssBytes reads the resident set size of this process, which counts the C
-// heap (tree-sitter's trees and parsers) that Go's statistics cannot see.
-func rssBytes(t testing.TB) int64 {
+// settledRSS collects garbage and returns freed pages before reading RSS,
+// which counts the C heap (tree-sitter's trees and parsers) that Go's
+// statistics cannot see.
+func settledRSS(t testing.TB) int64 {
 	t.Helper()
-	rss, ok := readStatusKB("VmRSS:")
+	rss, ok := memtest.SettledRSS()
 	if !ok {
 		t.Skipf("no VmRSS in /proc/self/status on %s: RSS cannot be read", runtime.GOOS)
 	}
 	return rss
-}
-
-// settledRSS collects garbage and returns freed pages before reading RSS, so
-// that what remains is what the process still holds.
-func settledRSS(t testing.TB) int64 {
-	runtime.GC()
-	debug.FreeOSMemory()
-	return rssBytes(t)
 }
 
 // TestPruneMemoryFlat checks that memory does not grow with the number of

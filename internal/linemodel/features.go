@@ -320,10 +320,11 @@ func features(ctx context.Context, query string, lines []string, text string, la
 	}
 	// Definitions nest, so their row ranges can sum to far more than n:
 	// range ORs and maxima come from segment trees, not row loops.
-	var sTree, mTree orTree
-	var bTree maxTree
+	var sTree, mTree segTree[uint64]
+	var bTree segTree[float64]
 	if len(defStem) > 0 {
-		sTree, mTree, bTree = newOrTree(smasks), newOrTree(masks), newMaxTree(bmn)
+		// bmn is never negative: a 0 floor is the old loop's start value.
+		sTree, mTree, bTree = newSegTree(smasks, 0, or64), newSegTree(masks, 0, or64), newSegTree(bmn, 0, maxF)
 	}
 	rows := func(d int32) (lo, hi int) {
 		nd := &st.tree.Nodes[d]
@@ -331,7 +332,7 @@ func features(ctx context.Context, query string, lines []string, text string, la
 	}
 	defs := make([]int32, 0, len(defStem))
 	for d := range defStem {
-		defStem[d] = sshare(sTree.or(rows(d)))
+		defStem[d] = sshare(sTree.query(rows(d)))
 		defs = append(defs, d)
 	}
 	// A definition's rank counts the definitions with a higher share, or
@@ -357,7 +358,7 @@ func features(ctx context.Context, query string, lines []string, text string, la
 		if s, ok := defCache[d]; ok {
 			return s
 		}
-		m, mx := mTree.or(rows(d)), bTree.max(rows(d))
+		m, mx := mTree.query(rows(d)), bTree.query(rows(d))
 		var nm uint64
 		for _, c := range st.tree.Children(int(d)) {
 			if st.tree.Nodes[c].Field() == "name" {
@@ -814,65 +815,38 @@ func splitLines(ctx context.Context, text string) []string {
 	return lines
 }
 
-// orTree answers OR queries over row ranges of a []uint64 in O(log n).
-type orTree struct {
-	n int
-	t []uint64
+// segTree answers range queries of an associative operation op with identity zero over a slice, in O(log n) each.
+type segTree[T any] struct {
+	n    int
+	t    []T
+	op   func(T, T) T
+	zero T
 }
 
-func newOrTree(v []uint64) orTree {
-	t := orTree{n: len(v), t: make([]uint64, 2*len(v))}
+func newSegTree[T any](v []T, zero T, op func(T, T) T) segTree[T] {
+	t := segTree[T]{n: len(v), t: make([]T, 2*len(v)), op: op, zero: zero}
 	copy(t.t[len(v):], v)
 	for i := len(v) - 1; i > 0; i-- {
-		t.t[i] = t.t[2*i] | t.t[2*i+1]
+		t.t[i] = op(t.t[2*i], t.t[2*i+1])
 	}
 	return t
 }
 
-// or returns the OR of v[lo..hi] (inclusive; 0 when empty).
-func (t orTree) or(lo, hi int) uint64 {
-	var m uint64
+// query folds v[lo..hi] (inclusive, clipped to the slice) into zero.
+func (t segTree[T]) query(lo, hi int) T {
+	m := t.zero
 	for l, r := max(lo, 0)+t.n, min(hi, t.n-1)+t.n+1; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
-			m |= t.t[l]
+			m = t.op(m, t.t[l])
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			m |= t.t[r]
+			m = t.op(m, t.t[r])
 		}
 	}
 	return m
 }
 
-// maxTree answers max queries over row ranges of a []float64, floored at
-// 0, in O(log n).
-type maxTree struct {
-	n int
-	t []float64
-}
-
-func newMaxTree(v []float64) maxTree {
-	t := maxTree{n: len(v), t: make([]float64, 2*len(v))}
-	copy(t.t[len(v):], v)
-	for i := len(v) - 1; i > 0; i-- {
-		t.t[i] = max(t.t[2*i], t.t[2*i+1])
-	}
-	return t
-}
-
-// max returns max(0, v[lo..hi]...) (inclusive).
-func (t maxTree) max(lo, hi int) float64 {
-	m := 0.0
-	for l, r := max(lo, 0)+t.n, min(hi, t.n-1)+t.n+1; l < r; l, r = l/2, r/2 {
-		if l&1 == 1 {
-			m = max(m, t.t[l])
-			l++
-		}
-		if r&1 == 1 {
-			r--
-			m = max(m, t.t[r])
-		}
-	}
-	return m
-}
+func or64(a, b uint64) uint64   { return a | b }
+func maxF(a, b float64) float64 { return max(a, b) }

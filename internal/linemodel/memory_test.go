@@ -6,57 +6,17 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/prunekit/pruner/internal/memtest"
 	"github.com/prunekit/pruner/internal/syntax"
 )
 
 var long = flag.Bool("long", false, "run the memory and cancellation checks at full size (1M lines, 20 MB)")
-
-// memUse runs f and returns the bytes it allocated and the peak heap in use
-// above the level before it, sampled every millisecond.
-//
-// The collector runs at GOGC=5 meanwhile, so that the sampled heap is close
-// to the live heap rather than to the collector's pacing.
-func memUse(f func()) (total, peak uint64) {
-	defer debug.SetGCPercent(debug.SetGCPercent(5))
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var maxInuse uint64
-	wg.Go(func() {
-		var ms runtime.MemStats
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			runtime.ReadMemStats(&ms)
-			maxInuse = max(maxInuse, ms.HeapInuse)
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	f()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	close(stop)
-	wg.Wait()
-	maxInuse = max(maxInuse, after.HeapInuse)
-	if maxInuse < before.HeapInuse {
-		maxInuse = before.HeapInuse
-	}
-	return after.TotalAlloc - before.TotalAlloc, maxInuse - before.HeapInuse
-}
 
 // goCorpus returns about n bytes of real Go: the toolchain's sources
 // concatenated.
@@ -102,7 +62,7 @@ func TestMemoryPerLine(t *testing.T) {
 	for _, c := range cases {
 		n := len(textLines(c.text))
 		var in Input
-		tot, peak := memUse(func() { in = NewInput(ctx, "retry bad range headers", c.text, c.lang) })
+		tot, peak := memtest.HeapUse(func() { in = NewInput(ctx, "retry bad range headers", c.text, c.lang) })
 		t.Logf("%s: %d lines, %d bytes: features total %.0f B/line, peak %.0f B/line", c.name, n, len(c.text),
 			float64(tot)/float64(n), float64(peak)/float64(n))
 		// The input itself is 4·NumFeatures + 2·MaxLineIDs + 4 = 248 B a
@@ -110,7 +70,7 @@ func TestMemoryPerLine(t *testing.T) {
 		if perLine := float64(peak) / float64(n); c.lang == syntax.Text && perLine > 450 {
 			t.Errorf("%s: features peak %.0f B/line, want at most 450", c.name, perLine)
 		}
-		tot, peak = memUse(func() { m.Forward(in) })
+		tot, peak = memtest.HeapUse(func() { m.Forward(in) })
 		t.Logf("%s: forward total %.0f B/line, peak %.0f B/line", c.name, float64(tot)/float64(n), float64(peak)/float64(n))
 		// Before the blocked forward pass: ~2.2 KB allocated, ~1.1 KB live
 		// a line. Now the second layer's activations (192 B), the outputs

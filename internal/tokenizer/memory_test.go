@@ -5,50 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
-	"sync"
 	"testing"
-	"time"
+
+	"github.com/prunekit/pruner/internal/memtest"
 )
 
 var long = flag.Bool("long", false, "measure memory at full size (1M lines, 20 MB)")
-
-// memUse runs f and returns the bytes it allocated and the peak heap in use
-// above the level before it, sampled every millisecond.
-//
-// The collector runs at GOGC=5 meanwhile, so that the sampled heap is close
-// to the live heap rather than to the collector's pacing.
-func memUse(f func()) (total, peak uint64) {
-	defer debug.SetGCPercent(debug.SetGCPercent(5))
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var maxInuse uint64
-	wg.Go(func() {
-		var ms runtime.MemStats
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			runtime.ReadMemStats(&ms)
-			maxInuse = max(maxInuse, ms.HeapInuse)
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	f()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	close(stop)
-	wg.Wait()
-	maxInuse = max(maxInuse, after.HeapInuse, before.HeapInuse)
-	return after.TotalAlloc - before.TotalAlloc, maxInuse - before.HeapInuse
-}
 
 // goCorpus returns n bytes of real Go: the toolchain's sources
 // concatenated.
@@ -87,7 +50,7 @@ func TestMemory(t *testing.T) {
 		{"nul", strings.Repeat("\x00", lines)},
 	} {
 		var ntok int
-		tot, peak := memUse(func() { ntok = len(tok.Encode(c.text)) })
+		tot, peak := memtest.HeapUse(func() { ntok = len(tok.Encode(c.text)) })
 		t.Logf("%s (%d bytes, %d tokens): Encode allocates %.1f B/byte, peak %.1f B/byte",
 			c.name, len(c.text), ntok, float64(tot)/float64(len(c.text)), float64(peak)/float64(len(c.text)))
 		// The list grows 1.5× to 2× at a time: at most about 3 lists of
@@ -95,7 +58,7 @@ func TestMemory(t *testing.T) {
 		if limit := uint64(3*40*ntok + 4<<20); peak > limit {
 			t.Errorf("%s: peak heap %d bytes, want at most %d", c.name, peak, limit)
 		}
-		tot, peak = memUse(func() { tok.Count(c.text) })
+		tot, peak = memtest.HeapUse(func() { tok.Count(c.text) })
 		t.Logf("%s: Count allocates %.2f B/byte, peak %.2f B/byte", c.name,
 			float64(tot)/float64(len(c.text)), float64(peak)/float64(len(c.text)))
 		// Count keeps no tokens: what it holds is the NFC copy of a text
