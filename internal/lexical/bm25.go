@@ -86,7 +86,7 @@ func bm25(ctx context.Context, query string, n int, line func(i int) string) (sc
 		var pieces int32
 		text := line(i)
 		bytes += len(text)
-		forEachPiece(text, func(p string) {
+		ok := forEachPieceStop(text, func(p string) bool {
 			pieces++
 			for _, q := range byLen[min(len(p), 63)] {
 				if equalFold(p, qt[q]) {
@@ -94,10 +94,14 @@ func bm25(ctx context.Context, query string, n int, line func(i int) string) (sc
 						touched = append(touched, q)
 					}
 					counts[q]++
-					return
+					return true
 				}
 			}
-		})
+			return true
+		}, func() bool { return ctx.Err() != nil })
+		if !ok {
+			return nil, 0, ctx.Err()
+		}
 		dl[i] = pieces
 		total += int64(pieces)
 		// The baseline sums a line's terms in query order; sorting the few

@@ -206,3 +206,23 @@ func (d *doneAfter) Err() error {
 	}
 	return nil
 }
+
+// TestEachToken: the same pieces as Tokens, an early stop when fn says so,
+// and a look at ctx inside one long string.
+func TestEachToken(t *testing.T) {
+	for _, s := range []string{"", "parseHTTPRequest_v2", "HTTPServer x42 ÄÖ\xff ABC def", strings.Repeat("fooBar ", 1000)} {
+		var got []string
+		require.NoError(t, lexical.EachToken(context.Background(), s, func(tok string) bool {
+			got = append(got, tok)
+			return true
+		}))
+		require.Equal(t, lexical.Tokens(s), got, s)
+	}
+	n := 0
+	require.NoError(t, lexical.EachToken(context.Background(), "a b c d e", func(string) bool { n++; return n < 2 }))
+	require.Equal(t, 2, n)
+
+	ctx := &doneAfter{Context: context.Background(), looks: 1}
+	err := lexical.EachToken(ctx, strings.Repeat("retry ", 100_000), func(string) bool { return true })
+	require.ErrorIs(t, err, context.Canceled)
+}

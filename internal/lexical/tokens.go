@@ -1,5 +1,7 @@
 package lexical
 
+import "context"
+
 // isStopword reports whether s is on the English stopword list of the eval
 // baselines (shared/evalsets/baselines.py, STOP). The list must stay
 // identical to it so that BM25 reproduces the published baseline numbers.
@@ -37,8 +39,24 @@ func isAlnum(c byte) bool { return isUpper(c) || isLower(c) || isDigit(c) }
 // Go's regexp has no look-ahead, and a byte scanner is also several times
 // faster on megabyte inputs.
 func forEachPiece(s string, fn func(piece string)) {
-	i := 0
+	forEachPieceStop(s, func(p string) bool { fn(p); return true }, nil)
+}
+
+// pieceCheckBytes is how far forEachPieceStop scans between calls of stop.
+const pieceCheckBytes = 64 << 10
+
+// forEachPieceStop is forEachPiece that ends early, returning false, when
+// fn returns false or stop (called every pieceCheckBytes of s; nil for
+// never) returns true.
+func forEachPieceStop(s string, fn func(piece string) bool, stop func() bool) bool {
+	i, check := 0, pieceCheckBytes
 	for i < len(s) {
+		if i >= check {
+			if stop != nil && stop() {
+				return false
+			}
+			check = i + pieceCheckBytes
+		}
 		c := s[i]
 		switch {
 		case isDigit(c):
@@ -46,14 +64,18 @@ func forEachPiece(s string, fn func(piece string)) {
 			for j < len(s) && isDigit(s[j]) {
 				j++
 			}
-			fn(s[i:j])
+			if !fn(s[i:j]) {
+				return false
+			}
 			i = j
 		case isLower(c):
 			j := i + 1
 			for j < len(s) && isLower(s[j]) {
 				j++
 			}
-			fn(s[i:j])
+			if !fn(s[i:j]) {
+				return false
+			}
 			i = j
 		case isUpper(c):
 			j := i + 1
@@ -64,23 +86,30 @@ func forEachPiece(s string, fn func(piece string)) {
 			case j < len(s) && isLower(s[j]) && j-i >= 2:
 				// "HTTPServer": the upper run minus its last letter, which
 				// starts the next capitalised word.
-				fn(s[i : j-1])
+				if !fn(s[i : j-1]) {
+					return false
+				}
 				i = j - 1
 			case j < len(s) && isLower(s[j]):
 				k := j + 1
 				for k < len(s) && isLower(s[k]) {
 					k++
 				}
-				fn(s[i:k])
+				if !fn(s[i:k]) {
+					return false
+				}
 				i = k
 			default:
-				fn(s[i:j])
+				if !fn(s[i:j]) {
+					return false
+				}
 				i = j
 			}
 		default:
 			i++
 		}
 	}
+	return true
 }
 
 // lower appends the ASCII lowercase of piece to buf[:0]; pieces are ASCII
@@ -107,6 +136,21 @@ func Tokens(s string) []string {
 		out = append(out, string(buf))
 	})
 	return out
+}
+
+// EachToken calls fn with the lowercased identifier pieces of s, in the
+// order Tokens returns them, until fn returns false. It looks at ctx every
+// 64 KB of s, so that a single huge line does not hold up a cancellation,
+// and returns ctx.Err() when ctx is done.
+func EachToken(ctx context.Context, s string, fn func(tok string) bool) error {
+	var buf []byte
+	var err error
+	stop := func() bool { err = ctx.Err(); return err != nil }
+	forEachPieceStop(s, func(p string) bool {
+		buf = lower(buf, p)
+		return fn(string(buf))
+	}, stop)
+	return err
 }
 
 // QueryTokens returns the query's pieces the way the baselines match them:

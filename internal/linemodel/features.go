@@ -119,9 +119,8 @@ func features(ctx context.Context, query string, lines []string, text string, la
 		if done(ctx, i) {
 			return nil, 0, syntaxInfo{}
 		}
-		toks := lexical.Tokens(l)
-		ntok[i] = int32(len(toks))
-		for _, t := range toks {
+		err := lexical.EachToken(ctx, l, func(t string) bool {
+			ntok[i]++
 			if q, ok := qidx[t]; ok {
 				masks[i] |= 1 << uint(q)
 			}
@@ -131,6 +130,10 @@ func features(ctx context.Context, query string, lines []string, text string, la
 			if len(t) >= 4 {
 				pmasks[i] |= qpfx[t[:4]]
 			}
+			return true
+		})
+		if err != nil {
+			return nil, 0, syntaxInfo{}
 		}
 		smasks[i] |= masks[i]
 		pmasks[i] |= smasks[i]
@@ -774,17 +777,18 @@ func lineIDs(ctx context.Context, lines []string) []uint16 {
 		}
 		row := out[i*MaxLineIDs : (i+1)*MaxLineIDs]
 		k := 0
-		for _, t := range lexical.Tokens(l) {
+		if lexical.EachToken(ctx, l, func(t string) bool {
 			if len(t) < 2 {
-				continue
+				return true
 			}
 			b := bucket(stem(t))
 			if !slices.Contains(row[:k], b) {
 				row[k] = b
-				if k++; k == MaxLineIDs {
-					break
-				}
+				k++
 			}
+			return k < MaxLineIDs
+		}) != nil {
+			break
 		}
 	}
 	return out
