@@ -34,7 +34,7 @@ const (
 type hostileCase struct {
 	name string
 	// text builds the input; long selects the -long sizes.
-	text func(long bool) string
+	text func(t testing.TB, long bool) string
 	opts []Option
 }
 
@@ -50,13 +50,13 @@ func pick(long bool, short, full int) int {
 }
 
 var hostileCases = []hostileCase{
-	{"deep nesting javascript", func(long bool) string {
+	{"deep nesting javascript", func(t testing.TB, long bool) string {
 		return "function f() " + nested("{", "x()", "}", pick(long, 50_000, 200_000))
 	}, []Option{WithLanguage("javascript")}},
-	{"deep nesting go", func(long bool) string {
+	{"deep nesting go", func(t testing.TB, long bool) string {
 		return "package p\n\nfunc f() " + nested("{", "g()", "}", pick(long, 50_000, 200_000)) + "\n"
 	}, []Option{WithLanguage("go")}},
-	{"deep nesting python", func(long bool) string {
+	{"deep nesting python", func(t testing.TB, long bool) string {
 		n := pick(long, 1_500, 5_000)
 		var b strings.Builder
 		b.WriteString("def f(x):\n")
@@ -67,27 +67,30 @@ var hostileCases = []hostileCase{
 		b.WriteString(strings.Repeat(" ", n+1) + "return x\n")
 		return b.String()
 	}, []Option{WithLanguage("python"), WithMaxInputBytes(0)}},
-	{"many definitions", func(long bool) string {
+	{"many definitions", func(t testing.TB, long bool) string {
 		var b strings.Builder
 		for i := range pick(long, 100_000, 600_000) {
 			fmt.Fprintf(&b, "def f%d(x):\n    return x + %d\n", i, i)
 		}
 		return b.String()
 	}, []Option{WithLanguage("python"), WithMaxInputLines(0), WithMaxInputBytes(0)}},
-	{"1M empty lines", func(long bool) string {
+	{"real Go source", func(t testing.TB, long bool) string {
+		return realGoSource(t, pick(long, 2<<20, 20<<20))
+	}, []Option{WithMaxInputBytes(0)}},
+	{"1M empty lines", func(t testing.TB, long bool) string {
 		return strings.Repeat("\n", pick(long, 1_000_000, 4_000_000))
 	}, []Option{WithMaxInputLines(0)}},
-	{"5 MB single line", func(long bool) string {
+	{"5 MB single line", func(t testing.TB, long bool) string {
 		return strings.Repeat("x := a + b; ", pick(long, 5<<20, 15<<20)/12)
 	}, nil},
-	{"long whitespace runs", func(long bool) string {
+	{"long whitespace runs", func(t testing.TB, long bool) string {
 		n := pick(long, 1<<20, 8<<20)
 		return "x = 1\n" + strings.Repeat(" ", n) + "y = 2\n" + strings.Repeat("\t", n) + "\n" + strings.Repeat(" \t\r", n/3) + "z\n"
 	}, []Option{WithMaxInputBytes(0)}},
-	{"NUL only", func(long bool) string {
+	{"NUL only", func(t testing.TB, long bool) string {
 		return strings.Repeat("\x00", pick(long, 1<<20, 10<<20))
 	}, nil},
-	{"invalid UTF-8", func(long bool) string {
+	{"invalid UTF-8", func(t testing.TB, long bool) string {
 		r := rand.New(rand.NewPCG(1, 2))
 		b := make([]byte, pick(long, 1<<20, 10<<20))
 		for i := range b {
@@ -95,7 +98,7 @@ var hostileCases = []hostileCase{
 		}
 		return string(b)
 	}, nil},
-	{"one letter", func(long bool) string {
+	{"one letter", func(t testing.TB, long bool) string {
 		return strings.Repeat("a", pick(long, 1<<20, 10<<20)) + "\n"
 	}, nil},
 }
@@ -108,7 +111,7 @@ var hostileCases = []hostileCase{
 func TestHostileInputs(t *testing.T) {
 	scorers := []string{ScorerLine, ScorerLexical}
 	for _, hc := range hostileCases {
-		text := hc.text(*long)
+		text := hc.text(t, *long)
 		lines := chunk.CountLines(text)
 		for _, scorer := range scorers {
 			t.Run(hc.name+"/"+scorer, func(t *testing.T) {
