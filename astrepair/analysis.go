@@ -851,9 +851,12 @@ func (b *builder) buildSkeletons(owned csrOwned) {
 }
 
 // linkCompanions adds rows that must come along with an item although they
-// are separate items in the grammar: Rust attributes before an item, and
-// the case headers of a Python match (a match needs at least one case).
-// The rows come after the item's own skeleton, in the order found.
+// are separate items in the grammar: Rust attributes before an item, the
+// case headers of a Python match (a match needs at least one case), and
+// file-level required items (Go's package clause, without which no Go
+// front end accepts the file), which join the skeleton of the file itself
+// and so stay whenever any line in the file stays. The rows come after the
+// item's own skeleton, in the order found.
 func (b *builder) linkCompanions() {
 	a := b.a
 	extra := map[int32][]skelRow{} // item -> rows added after its skeleton
@@ -876,6 +879,11 @@ func (b *builder) linkCompanions() {
 				continue
 			}
 			typ := b.nodes[c].Type()
+			if i == 0 && fileRequired(b.a.lang, typ) {
+				for _, s := range a.skelOf(idx) {
+					extra[0] = append(extra[0], skelRow{row: s.row, reason: ReasonScope})
+				}
+			}
 			if isMatch && typ == "case_clause" {
 				o := b.owner[i]
 				extra[o] = append(extra[o], skelRow{row: a.items[idx].start, reason: ReasonControl})
@@ -1014,4 +1022,11 @@ func (b *builder) collectPyBlocks() {
 			b.a.pyStmts = b.a.pyStmts[:mark]
 		}
 	}
+}
+
+// fileRequired reports top-level items that the language's own front end
+// needs whenever the file holds anything: Go's package clause (tree-sitter
+// accepts a Go file without it, go/parser and gofmt do not).
+func fileRequired(lang syntax.Language, typ string) bool {
+	return lang == syntax.Go && typ == "package_clause"
 }
