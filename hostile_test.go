@@ -106,17 +106,28 @@ var hostileCases = []hostileCase{
 // TestHostileInputs runs each built-in scorer (the line model and the
 // lexical baseline) on inputs built to find superlinear work: deep
 // nesting, a million empty lines, a 5 MB line, long whitespace runs, NULs,
-// random bytes. Every call must finish with the verbatim contract intact,
+// random bytes (refused as binary by default, pruned as text with
+// WithBinaryInput). Every call must finish with the verbatim contract intact,
 // within its memory bound, and must notice a 5 ms deadline promptly.
 func TestHostileInputs(t *testing.T) {
 	scorers := []string{ScorerLine, ScorerLexical}
 	for _, hc := range hostileCases {
 		text := hc.text(t, *long)
+		// Binary inputs (NULs, random bytes) are refused by default; the
+		// contract runs on them with WithBinaryInput(true).
+		binary := binaryReason(text) != ""
 		lines := chunk.CountLines(text)
 		for _, scorer := range scorers {
 			t.Run(hc.name+"/"+scorer, func(t *testing.T) {
 				p, err := Load(context.Background(), "", append([]Option{WithScorer(scorer)}, hc.opts...)...)
 				require.NoError(t, err)
+				if binary {
+					_, err := p.Prune(context.Background(), "how are errors handled?", text)
+					require.ErrorIs(t, err, ErrBinaryInput)
+					t.Logf("refused by default: %v", err)
+					p, err = p.With(WithBinaryInput(true))
+					require.NoError(t, err)
+				}
 
 				// Completes, whole and verbatim, within the memory bound.
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -66,6 +66,7 @@ type config struct {
 	budget        budget
 	scorer        string
 	keepLine      func(line string) bool
+	binaryInput   bool
 }
 
 func defaultConfig() config {
@@ -285,6 +286,22 @@ func WithMaxInputLines(n int) Option {
 		c.maxInputLines = n
 		return nil
 	}
+}
+
+// WithBinaryInput(true) prunes input that looks binary as if it were
+// text. By default Prune refuses it with ErrBinaryInput, before any work,
+// when its first 8 KiB (the whole text if shorter) hold
+//   - at least 1% NUL bytes, or
+//   - at least 30% (and at least 16) bytes that are neither valid UTF-8
+//     nor a control character text uses (tab, newline, vertical tab, form
+//     feed, carriage return, backspace, escape), or
+//   - UTF-16 or UTF-32 text (a byte order mark, or NULs in every other
+//     byte): convert it to UTF-8.
+//
+// Text in any script, Latin-1 prose with its few invalid bytes, logs with
+// ANSI colours, CRLF, tabs and form feeds pass.
+func WithBinaryInput(accept bool) Option {
+	return func(c *config) error { c.binaryInput = accept; return nil }
 }
 
 // WithTokenBudget replaces the threshold by a budget: lines are taken by

@@ -17,13 +17,17 @@ import (
 // ctx is cancelled, returning ctx.Err().
 //
 // An empty text gives an empty Result; a blank query returns the text whole,
-// with the reason in Result.Unpruned.
+// with the reason in Result.Unpruned. Input that looks binary is refused
+// with ErrBinaryInput (see WithBinaryInput).
 func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, err error) {
 	defer recoverTo(&err)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := p.checkSize(text); err != nil {
+		return nil, err
+	}
+	if err := p.checkBinary(text); err != nil {
 		return nil, err
 	}
 	if isBlank(query) {

@@ -42,14 +42,17 @@ type namedPruner struct {
 
 // allScorers returns a Pruner per scorer: the tiny LaMR checkpoint (the
 // Qwen3 skimmer path), the embedded line model and the lexical baseline.
-// The contract tests run on each.
+// The contract tests run on each, on any bytes: they accept binary input
+// (WithBinaryInput), whose refusal binary_test.go tests.
 func allScorers(t testing.TB) []namedPruner {
 	t.Helper()
-	line, err := Load(context.Background(), "")
+	line, err := Load(context.Background(), "", WithBinaryInput(true))
 	require.NoError(t, err)
-	lex, err := Load(context.Background(), "", WithScorer(ScorerLexical))
+	lex, err := Load(context.Background(), "", WithScorer(ScorerLexical), WithBinaryInput(true))
 	require.NoError(t, err)
-	return []namedPruner{{"tiny-lamr", tinyPruner(t)}, {ScorerLine, line}, {ScorerLexical, lex}}
+	tiny, err := tinyPruner(t).With(WithBinaryInput(true))
+	require.NoError(t, err)
+	return []namedPruner{{"tiny-lamr", tiny}, {ScorerLine, line}, {ScorerLexical, lex}}
 }
 
 // checkInvariants asserts the contract of a Result against its input: every
@@ -363,7 +366,7 @@ func TestKeepLines(t *testing.T) {
 // either in the output verbatim, in order, or inside exactly one
 // "(filtered N lines)" placeholder.
 func TestSWEPrunerPlaceholders(t *testing.T) {
-	p, err := tinyPruner(t).With(WithSWEPrunerCompat())
+	p, err := tinyPruner(t).With(WithSWEPrunerCompat(), WithBinaryInput(true))
 	require.NoError(t, err)
 	r := rand.New(rand.NewSource(11))
 	for i := 0; i < 30; i++ {
