@@ -10,7 +10,9 @@
 // that scores whole lines on the CPU; -scorer lexical picks the BM25 baseline
 // (and says so on standard error).
 //
-// Exit codes: 0 success, 1 runtime error, 2 usage error.
+// Exit codes: 0 success, 1 runtime error, 2 usage error, 3 input that looks
+// binary (NUL bytes, mostly invalid UTF-8, UTF-16; -binary prunes it as
+// text).
 package main
 
 import (
@@ -32,6 +34,7 @@ const (
 	exitOK      = 0
 	exitRuntime = 1
 	exitUsage   = 2
+	exitBinary  = 3
 )
 
 func main() {
@@ -47,6 +50,7 @@ type flags struct {
 	threshold, lineBudget, compression float64
 	compat, asJSON, numbers, noRepair  bool
 	keepFirst, keepLast, lexical       bool
+	binary                             bool
 	maxLength, tokenBudget             int
 }
 
@@ -72,6 +76,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.BoolVar(&f.noRepair, "no-repair", false, "skip the syntax-aware repair pass")
 	fs.BoolVar(&f.keepFirst, "keep-first", false, "always keep the first line")
 	fs.BoolVar(&f.keepLast, "keep-last", false, "always keep the last line")
+	fs.BoolVar(&f.binary, "binary", false, "prune input that looks binary as text (default: refuse it, exit code 3)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -115,6 +120,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		pruner.WithMaxLength(f.maxLength),
 		pruner.WithKeepFirstLine(f.keepFirst), pruner.WithKeepLastLine(f.keepLast),
 		pruner.WithFileName(f.file), pruner.WithDecision(pruner.Decision(f.decision)),
+		pruner.WithBinaryInput(f.binary),
 	}
 	if f.threshold != -1 {
 		opts = append(opts, pruner.WithThreshold(f.threshold))
@@ -152,6 +158,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "prune: scoring with the lexical (BM25) baseline, not a model; pass -model DIR for a SWE-Pruner/LaMR checkpoint")
 	}
 	res, err := p.Prune(ctx, f.query, string(text))
+	if errors.Is(err, pruner.ErrBinaryInput) {
+		fmt.Fprintf(stderr, "prune: %v; pass -binary to prune it as text\n", err)
+		return exitBinary
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "prune: %v\n", err)
 		return exitRuntime
