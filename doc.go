@@ -54,7 +54,10 @@
 // tree-sitter's own tree never holds more than a piece. By default Prune
 // refuses texts over DefaultMaxInputBytes (16 MiB) or DefaultMaxInputLines
 // lines with ErrInputTooLarge before doing any work; WithMaxInputBytes and
-// WithMaxInputLines change or lift the limits. Checkpoints are validated
+// WithMaxInputLines change or lift the limits. Input that looks binary (1%
+// NUL bytes, 30% invalid UTF-8 or control bytes, or UTF-16/UTF-32 in its
+// first 8 KiB) is refused with ErrBinaryInput, also before any work;
+// WithBinaryInput(true) prunes it as text. Checkpoints are validated
 // before Load returns: non-finite weights, config values that contradict
 // the tensors or each other, and files that are not regular files are
 // refused with ErrBadCheckpoint.
