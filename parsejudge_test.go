@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/prunekit/pruner/astrepair"
 	"github.com/prunekit/pruner/internal/evalset"
 	"github.com/prunekit/pruner/internal/syntax"
 )
@@ -352,5 +355,90 @@ func TestParseValidityByFrontEnds(t *testing.T) {
 	sort.Strings(failures)
 	for _, f := range failures {
 		t.Errorf("output rejected: %s", f)
+	}
+}
+
+// TestParseValidityRandomMasks goes beyond the model's choices: random keep
+// masks (a few lines to most of the file) over every dev input the judge
+// accepts, repaired with astrepair at 0 and 1 dependency hops and
+// rendered, must be accepted by the same front ends.
+func TestParseValidityRandomMasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("judges many files")
+	}
+	masks := 4
+	if *long {
+		masks = 16
+	}
+	files, err := evalset.Load(filepath.Join("..", "shared", "evalsets", "dev"))
+	require.NoError(t, err)
+	var inputs []*judgeItem
+	var ids []string
+	for _, f := range files {
+		for _, c := range f.Cases {
+			if lang := syntax.Detect(c.Text, c.Path); lang.IsCode() {
+				inputs = append(inputs, &judgeItem{lang: lang, src: c.Text})
+				ids = append(ids, c.ID)
+			}
+		}
+	}
+	missing := judgeAll(t, inputs)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(11, 12))
+	type out struct {
+		id, what string
+		item     *judgeItem
+	}
+	var outs []out
+	var items []*judgeItem
+	densities := []float64{0.02, 0.1, 0.3, 0.6}
+	for k, in := range inputs {
+		if _, skip := missing[in.lang]; skip || in.err != "" {
+			continue
+		}
+		a, err := astrepair.Analyze(ctx, in.src, in.lang)
+		require.NoError(t, err)
+		for m := 0; m < masks; m++ {
+			d := densities[m%len(densities)]
+			keep := make([]bool, a.Lines())
+			for i := range keep {
+				keep[i] = r.Float64() < d
+			}
+			hops := m / len(densities) % 2
+			rep, err := a.Repair(ctx, keep, astrepair.WithMaxHops(hops))
+			require.NoError(t, err)
+			if !slices.Contains(rep.Keep, true) {
+				// What a caller does with an empty mask: keep what the
+				// front end needs (Go's package clause).
+				for _, r := range a.Required() {
+					rep.Keep[r] = true
+				}
+			}
+			rend, err := a.Render(ctx, rep.Keep)
+			require.NoError(t, err)
+			it := &judgeItem{lang: in.lang, src: rend.Text}
+			outs = append(outs, out{ids[k], fmt.Sprintf("mask %d density %.2f hops %d", m, d, hops), it})
+			items = append(items, it)
+		}
+	}
+	judgeAll(t, items)
+	dump := os.Getenv("PARSECHECK_DUMP")
+	bad := map[syntax.Language]int{}
+	total := map[syntax.Language]int{}
+	for i, o := range outs {
+		total[o.item.lang]++
+		if o.item.err == "" {
+			continue
+		}
+		bad[o.item.lang]++
+		t.Errorf("%s %s (%s): %s", o.item.lang, o.id, o.what, o.item.err)
+		if dump != "" {
+			require.NoError(t, os.MkdirAll(dump, 0o755))
+			body := fmt.Sprintf("%s %s\n%s\n----\n%s", o.id, o.what, o.item.err, o.item.src)
+			require.NoError(t, os.WriteFile(filepath.Join(dump, fmt.Sprintf("mask-%04d.txt", i)), []byte(body), 0o644))
+		}
+	}
+	for l, n := range total {
+		t.Logf("%s (%s): %d/%d random-mask outputs accepted", l, parseJudge(l), n-bad[l], n)
 	}
 }

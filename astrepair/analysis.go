@@ -37,6 +37,8 @@ type Analysis struct {
 
 	pyBlocks []pyBlock
 	pyStmts  []int32 // statement rows of the Python blocks, block after block
+
+	required []int32 // rows of file-level required items (Go's package clause)
 }
 
 // item is a statement or member that can be dropped on its own: a child of
@@ -105,6 +107,23 @@ func AnalyzeTree(ctx context.Context, text string, lang syntax.Language, tree *s
 func (a *Analysis) skelOf(j int32) []skelRow {
 	it := &a.items[j]
 	return a.skels[it.skel:it.skelEnd]
+}
+
+// Required returns the rows (0-based, sorted) that the language's own front
+// end needs in any output of the file: Go's package clause. Repair keeps
+// them whenever it keeps any line; a caller whose mask may come out empty
+// keeps them too, so that the output stays a file of its language (a lone
+// placeholder comment is not a Go file). Nil for other languages.
+func (a *Analysis) Required() []int {
+	if len(a.required) == 0 {
+		return nil
+	}
+	out := make([]int, len(a.required))
+	for i, r := range a.required {
+		out[i] = int(r)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Language returns the language the text was analysed as.
@@ -815,11 +834,27 @@ func (b *builder) buildSkeletons(owned csrOwned) {
 	}
 	a.skels = all
 	// rowItems: per row, the items whose skeleton holds it, item by item,
-	// then the item whose soft token spans it.
+	// then the item whose soft token spans it. When the file has required
+	// items, rows in no item (blank lines between items) lead to the file
+	// itself, so that keeping one still keeps what the front end needs.
 	rb := newCSRBuilder(a.lines.n())
+	var orphans []int32
 	for pass := 0; pass < 2; pass++ {
 		if pass == 1 {
+			if b.hasFileRequired() {
+				for r := range a.lines.n() {
+					if rb.c.off[r+1] == 0 {
+						orphans = append(orphans, int32(r))
+					}
+				}
+				for _, r := range orphans {
+					rb.count(r)
+				}
+			}
 			rb.start()
+			for _, r := range orphans {
+				rb.put(r, 0)
+			}
 		}
 		for idx := range a.items {
 			for _, s := range a.skelOf(int32(idx)) {
@@ -882,6 +917,7 @@ func (b *builder) linkCompanions() {
 			if i == 0 && fileRequired(b.a.lang, typ) {
 				for _, s := range a.skelOf(idx) {
 					extra[0] = append(extra[0], skelRow{row: s.row, reason: ReasonScope})
+					a.required = append(a.required, s.row)
 				}
 			}
 			if isMatch && typ == "case_clause" {
@@ -1022,6 +1058,19 @@ func (b *builder) collectPyBlocks() {
 			b.a.pyStmts = b.a.pyStmts[:mark]
 		}
 	}
+}
+
+// hasFileRequired reports whether the file has a fileRequired item.
+func (b *builder) hasFileRequired() bool {
+	if len(b.nodes) == 0 {
+		return false
+	}
+	for c := 1; c < int(b.nodes[0].End); c = int(b.nodes[c].End) {
+		if b.itemOf[c] >= 0 && fileRequired(b.a.lang, b.nodes[c].Type()) {
+			return true
+		}
+	}
+	return false
 }
 
 // fileRequired reports top-level items that the language's own front end
