@@ -1,7 +1,9 @@
 package pruner
 
 import (
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/parser"
@@ -37,7 +39,8 @@ import (
 // pipeline (Load(ctx, ""), the file name as language hint) at the default
 // threshold and at line budgets, and its output must be accepted too. The
 // default run checks the threshold and a 20% line budget; -long adds 10%
-// and 30%.
+// and 30%, and whole files from ../shared/traindata (20 cases per Go,
+// Python and JavaScript repository).
 
 // parseJudge names the front end that judges a language.
 func parseJudge(lang syntax.Language) string {
@@ -245,6 +248,9 @@ func TestParseValidityByFrontEnds(t *testing.T) {
 	}
 	files, err := evalset.Load(filepath.Join("..", "shared", "evalsets", "dev"))
 	require.NoError(t, err, "the parse test runs over the shared dev set")
+	if *long {
+		files = append(files, trainSample(t, 20, "go_", "python_", "javascript_")...)
+	}
 	type devCase struct {
 		c    evalset.Case
 		lang syntax.Language
@@ -372,6 +378,12 @@ func TestParseValidityRandomMasks(t *testing.T) {
 	}
 	files, err := evalset.Load(filepath.Join("..", "shared", "evalsets", "dev"))
 	require.NoError(t, err)
+	if *long {
+		// Whole files from the training data in the languages with their
+		// own front end: the dev set's JavaScript and Python texts are
+		// mostly windows that do not parse.
+		files = append(files, trainSample(t, 30, "go_", "python_", "javascript_")...)
+	}
 	var inputs []*judgeItem
 	var ids []string
 	for _, f := range files {
@@ -441,4 +453,36 @@ func TestParseValidityRandomMasks(t *testing.T) {
 	for l, n := range total {
 		t.Logf("%s (%s): %d/%d random-mask outputs accepted", l, parseJudge(l), n-bad[l], n)
 	}
+}
+
+// trainSample reads the first n cases of each ../shared/traindata file
+// whose name starts with one of prefixes.
+func trainSample(t *testing.T, n int, prefixes ...string) []evalset.File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "shared", "traindata", "*.jsonl.gz"))
+	require.NoError(t, err)
+	var out []evalset.File
+	for _, p := range paths {
+		base := filepath.Base(p)
+		if !slices.ContainsFunc(prefixes, func(pre string) bool { return strings.HasPrefix(base, pre) }) {
+			continue
+		}
+		fh, err := os.Open(p)
+		require.NoError(t, err)
+		zr, err := gzip.NewReader(fh)
+		require.NoError(t, err)
+		var cases []evalset.Case
+		dec := json.NewDecoder(zr)
+		for len(cases) < n && dec.More() {
+			var c evalset.Case
+			require.NoError(t, dec.Decode(&c), p)
+			cases = append(cases, c)
+		}
+		require.NoError(t, fh.Close())
+		out = append(out, evalset.File{Path: p, Name: base, Cases: cases})
+	}
+	if len(out) == 0 {
+		t.Logf("no training data under ../shared/traindata")
+	}
+	return out
 }
