@@ -111,6 +111,7 @@ func TestServerCancelStress(t *testing.T) {
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		ok, gone int
+		shed     int
 	)
 	errs := make(chan error, workers)
 	for w := 0; w < workers; w++ {
@@ -142,6 +143,13 @@ func TestServerCancelStress(t *testing.T) {
 				case err != nil:
 					errs <- fmt.Errorf("request %d: %w", i, err)
 					return
+				case resp.StatusCode == http.StatusServiceUnavailable && json.Valid(data):
+					// Load shed: cancelled prunes still winding down hold
+					// the overrun allowance. A JSON answer, not a failure.
+					mu.Lock()
+					shed++
+					mu.Unlock()
+					continue
 				case resp.StatusCode != http.StatusOK:
 					errs <- fmt.Errorf("request %d: status %d: %s", i, resp.StatusCode, data)
 					return
@@ -166,7 +174,7 @@ func TestServerCancelStress(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	t.Logf("%d requests: %d answered and checked, %d cut off by the client's deadline", calls, ok, gone)
+	t.Logf("%d requests: %d answered and checked, %d cut off by the client's deadline, %d shed (503)", calls, ok, gone, shed)
 	require.Greater(t, ok, calls/3, "most requests must be answered")
 	// The server is still alive and answers.
 	resp, err := client.Get(srv.URL + "/health")
