@@ -282,6 +282,16 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 			return true
 		}
 	}
+	if repair && !slices.Contains(keep, true) {
+		// Nothing relevant: the output is still a file of its language
+		// (Go's package clause), where that fits.
+		for _, r := range a.Required() {
+			if r < len(keep) && (fits == nil || fits(r, r+1)) {
+				keep[r] = true
+				res.Lines[r].Reason = ReasonScope
+			}
+		}
+	}
 	bridgeBlankLines(text, lines, keep, res.Lines, fits)
 	for i := range keep {
 		res.Lines[i].Kept = keep[i]

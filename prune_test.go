@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goparser "go/parser"
+	"go/token"
 	"math/rand"
 	"strings"
 	"sync"
@@ -429,4 +431,19 @@ func TestDependencyHops(t *testing.T) {
 	}
 	_, err := Load(ctx, "", WithDependencyHops(-1))
 	require.ErrorIs(t, err, ErrOption)
+}
+
+// TestNothingKeptStillGo: when no line is relevant, a pruned Go file keeps
+// its package clause, so that the output is still a Go file.
+func TestNothingKeptStillGo(t *testing.T) {
+	text := "package p\n\nimport \"fmt\"\n\nfunc f() {\n\tfmt.Println(1)\n}\n"
+	p, err := Load(context.Background(), "", WithScorer(ScorerLexical), WithThreshold(1))
+	require.NoError(t, err)
+	res, err := p.Prune(context.Background(), "zzzz qqqq", text)
+	require.NoError(t, err)
+	checkInvariants(t, text, res)
+	require.Equal(t, []int{1}, res.KeptLines())
+	require.Equal(t, ReasonScope, res.Lines[0].Reason)
+	_, err = goparser.ParseFile(token.NewFileSet(), "x.go", res.Text, goparser.AllErrors)
+	require.NoError(t, err, res.Text)
 }
