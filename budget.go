@@ -50,22 +50,27 @@ func (p *Pruner) budgetCost(ctx context.Context, text string, lines []chunk.Line
 	return max(1, int(math.Ceil(float64(n)/b.ratio))), cost, nil
 }
 
-// selector grows a repaired selection one chosen line at a time: cost
-// says which lines choosing line would newly keep (line included), add
-// chooses it. astrepair.Selection is one; plainSelector (no repair) another.
+// selector grows a repaired selection one chosen line at a time:
+// CostWithin says which lines choosing line would newly keep (line
+// included) and their weight, stopping once it exceeds limit (ok false);
+// Add chooses it. astrepair.Selection is one; plainSelector (no repair)
+// another.
 type selector interface {
-	Cost(ctx context.Context, line int) ([]int, error)
+	CostWithin(ctx context.Context, line int, weight []int, limit int) (lines []int, cost int, ok bool, err error)
 	Add(ctx context.Context, line int) ([]int, error)
 }
 
 // plainSelector keeps exactly the chosen lines.
 type plainSelector struct{ kept []bool }
 
-func (s plainSelector) Cost(_ context.Context, line int) ([]int, error) {
+func (s plainSelector) CostWithin(_ context.Context, line int, weight []int, limit int) ([]int, int, bool, error) {
 	if s.kept[line] {
-		return nil, nil
+		return nil, 0, limit >= 0, nil
 	}
-	return []int{line}, nil
+	if weight[line] > limit {
+		return nil, weight[line], false, nil
+	}
+	return []int{line}, weight[line], true, nil
 }
 
 func (s plainSelector) Add(_ context.Context, line int) ([]int, error) {
@@ -137,17 +142,16 @@ func selectByBudget(ctx context.Context, scores []float64, covered, keep []bool,
 		if final[i] || used+cost[i] > limit {
 			continue // already in the output, or too expensive even alone
 		}
-		lines, err := sel.Cost(ctx, i)
+		// The selector's kept lines are exactly final, so the lines it
+		// names are all new. The walk stops once they exceed what is
+		// left: a line too expensive for the budget costs that much
+		// work at most, however deep it lies (and astrepair stops at
+		// once at items it has proven too expensive before).
+		_, _, fits, err := sel.CostWithin(ctx, i, cost, limit-used)
 		if err != nil {
 			return nil, budgetMet, err
 		}
-		c := 0
-		for _, j := range lines {
-			if !final[j] {
-				c += cost[j]
-			}
-		}
-		if used+c > limit {
+		if !fits {
 			continue
 		}
 		added, err := sel.Add(ctx, i)

@@ -1,16 +1,23 @@
 package pruner
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/prunekit/pruner/astrepair"
 	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/syntax"
 )
 
 // closureSelector simulates a repair pass: every chosen line pulls in its
@@ -31,6 +38,18 @@ func (s *closureSelector) lines(line int) []int {
 }
 
 func (s *closureSelector) Cost(_ context.Context, line int) ([]int, error) { return s.lines(line), nil }
+
+func (s *closureSelector) CostWithin(_ context.Context, line int, weight []int, limit int) ([]int, int, bool, error) {
+	lines := s.lines(line)
+	c := 0
+	for _, j := range lines {
+		c += weight[j]
+	}
+	if c > limit {
+		return nil, c, false, nil
+	}
+	return lines, c, true, nil
+}
 
 func (s *closureSelector) Add(_ context.Context, line int) ([]int, error) {
 	out := s.lines(line)
@@ -195,4 +214,206 @@ func TestBudgets(t *testing.T) {
 		_, err := p.With(o)
 		require.ErrorIs(t, err, ErrOption)
 	}
+}
+
+// refSelector is the selector selectByBudgetRef needs: an uncapped Cost.
+type refSelector interface {
+	Cost(ctx context.Context, line int) ([]int, error)
+	Add(ctx context.Context, line int) ([]int, error)
+}
+
+// selectByBudgetRef is selectByBudget as it was before the capped cost
+// walk: every candidate's full repair cost, however deep it lies. The
+// differential tests hold today's selection to it.
+func selectByBudgetRef(ctx context.Context, scores []float64, covered, keep []bool, cost []int, limit int, sel refSelector) (final []bool, outcome budgetOutcome, err error) {
+	final = make([]bool, len(keep))
+	used := 0
+	take := func(lines []int) {
+		for _, j := range lines {
+			if !final[j] {
+				final[j] = true
+				used += cost[j]
+			}
+		}
+	}
+	for i, k := range keep {
+		if k {
+			added, err := sel.Add(ctx, i)
+			if err != nil {
+				return nil, budgetMet, err
+			}
+			take(append(added, i))
+		}
+	}
+	if used > limit {
+		return final, budgetExceeded, nil
+	}
+	order := make([]int, 0, len(scores))
+	for i := range scores {
+		if covered[i] && !keep[i] && scores[i] > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	chosen := 0
+	for _, i := range order {
+		if used >= limit {
+			break
+		}
+		if final[i] || used+cost[i] > limit {
+			continue
+		}
+		lines, err := sel.Cost(ctx, i)
+		if err != nil {
+			return nil, budgetMet, err
+		}
+		c := 0
+		for _, j := range lines {
+			if !final[j] {
+				c += cost[j]
+			}
+		}
+		if used+c > limit {
+			continue
+		}
+		added, err := sel.Add(ctx, i)
+		if err != nil {
+			return nil, budgetMet, err
+		}
+		take(append(added, i))
+		keep[i] = true
+		chosen++
+	}
+	if chosen > 0 || len(order) == 0 {
+		return final, budgetMet, nil
+	}
+	for _, i := range order {
+		if !final[i] && used+cost[i] <= limit {
+			keep[i], final[i] = true, true
+			used += cost[i]
+			chosen++
+		}
+	}
+	if chosen == 0 {
+		return final, budgetMet, nil
+	}
+	return final, budgetUnrepaired, nil
+}
+
+// deepJS is n lines of nested JavaScript ifs: n/2 headers, n/2 braces.
+func deepJS(n int) string {
+	return strings.Repeat("if (x) {\n", n/2) + strings.Repeat("}\n", n-n/2)
+}
+
+// deepPython is n lines of nested Python ifs, each indented one deeper.
+func deepPython(n int) string {
+	var b strings.Builder
+	for i := 0; i < n-1; i++ {
+		b.WriteString(strings.Repeat(" ", i))
+		b.WriteString("if x:\n")
+	}
+	b.WriteString(strings.Repeat(" ", n-1) + "pass\n")
+	return b.String()
+}
+
+// diffInput is one text the differential test selects over.
+type diffInput struct {
+	name string
+	text string
+	lang syntax.Language
+}
+
+func diffInputs(t *testing.T) []diffInput {
+	var in []diffInput
+	files, err := filepath.Glob(filepath.Join("astrepair", "testdata", "clean", "*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		in = append(in, diffInput{filepath.Base(f), string(data), syntax.Detect("", f)})
+	}
+	in = append(in,
+		diffInput{"deep js", deepJS(600), syntax.JavaScript},
+		diffInput{"deep python", deepPython(400), syntax.Python},
+		diffInput{"deep go", "package p\n\nfunc f() {\n" + deepJS(400) + "}\n", syntax.Go})
+	dev, err := evalset.Load(filepath.Join("..", "shared", "evalsets", "dev"))
+	if err != nil {
+		t.Logf("dev set not used: %v", err)
+		return in
+	}
+	for _, f := range dev {
+		for k, c := range f.Cases {
+			if k%8 != 0 {
+				continue // a sample of each file
+			}
+			lang := syntax.Detect(c.Text, c.Path)
+			if lang.IsCode() {
+				in = append(in, diffInput{c.ID, c.Text, lang})
+			}
+		}
+	}
+	return in
+}
+
+// The capped budget walk selects exactly what the full-cost walk did, on
+// real files of every language, dev inputs and deep nesting, for random
+// scores (and depth-ordered ones), coverage, always-keep lines, line and
+// token-like weights, budgets and hop settings.
+func TestSelectByBudgetCappedMatchesFull(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(15))
+	runs := 0
+	for _, in := range diffInputs(t) {
+		a, err := astrepair.Analyze(ctx, in.text, in.lang)
+		require.NoError(t, err, in.name)
+		n := a.Lines()
+		if n == 0 {
+			continue
+		}
+		for iter := 0; iter < 6; iter++ {
+			scores := make([]float64, n)
+			covered := make([]bool, n)
+			cost := make([]int, n)
+			pre := make([]bool, n)
+			tokens := iter%2 == 1
+			for i := range scores {
+				switch iter % 3 {
+				case 0:
+					scores[i] = r.Float64()
+				case 1:
+					scores[i] = float64(r.Intn(4)) / 4 // ties and zeros
+				default:
+					scores[i] = float64(i%97) + r.Float64()/8 // runs of depth-like order
+				}
+				covered[i] = r.Intn(10) > 0
+				cost[i] = 1
+				if tokens {
+					cost[i] = r.Intn(12)
+				}
+				pre[i] = r.Intn(200) == 0
+			}
+			total := 0
+			for _, c := range cost {
+				total += c
+			}
+			frac := []float64{0.02, 0.1, 0.2, 0.5}[r.Intn(4)]
+			limit := max(1, int(frac*float64(total)))
+			hops := 0
+			if iter == 5 {
+				hops = 1
+			}
+			opts := []astrepair.Option{astrepair.WithMaxHops(hops)}
+			keepRef, keepNew := slices.Clone(pre), slices.Clone(pre)
+			want, wantOut, err := selectByBudgetRef(ctx, scores, covered, keepRef, cost, limit, a.NewSelection(opts...))
+			require.NoError(t, err)
+			got, gotOut, err := selectByBudget(ctx, scores, covered, keepNew, cost, limit, a.NewSelection(opts...))
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%s iteration %d", in.name, iter)
+			require.Equal(t, keepRef, keepNew, "%s iteration %d", in.name, iter)
+			require.Equal(t, wantOut, gotOut, "%s iteration %d", in.name, iter)
+			runs++
+		}
+	}
+	t.Logf("%d selections compared", runs)
 }

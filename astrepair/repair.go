@@ -103,6 +103,11 @@ type state struct {
 	sparseFollowed map[int32]bool
 	// prune, when set, makes close treat items followed in prune as done.
 	prune *state
+
+	// cap, when set, charges every added row its weight and stops the
+	// walk (over) once the charge exceeds the cap (Selection.CostWithin).
+	cap  *walkCap
+	over bool
 }
 
 // newDense returns a state with one entry per line, item and name.
@@ -140,6 +145,9 @@ func (s *state) add(r int32, why Reason) {
 	} else {
 		s.keep[r] = true
 		s.reason[r] = why
+	}
+	if s.cap != nil && s.cap.charge(r) {
+		s.over = true
 	}
 	s.queue = append(s.queue, r)
 	s.added = append(s.added, r)
@@ -224,6 +232,9 @@ func (a *Analysis) close(ctx context.Context, s *state, returns bool) error {
 	}
 	var tk ticker
 	for len(s.queue) > 0 {
+		if s.over {
+			return errOverCap
+		}
 		r := s.queue[len(s.queue)-1]
 		s.queue = s.queue[:len(s.queue)-1]
 		for _, it := range a.rowItems.row(r) {
@@ -235,6 +246,10 @@ func (a *Analysis) close(ctx context.Context, s *state, returns bool) error {
 				if l >= want || (s.prune != nil && s.prune.isFollowed(j)) {
 					// Upward closed: every ancestor has the level too.
 					break
+				}
+				if s.over || (s.cap != nil && s.cap.isDead(j)) {
+					s.over = true
+					return errOverCap
 				}
 				if l == 0 {
 					for _, sk := range a.skelOf(j) {
@@ -289,6 +304,9 @@ func (a *Analysis) hops(ctx context.Context, s *state, frontier []int32, cfg con
 				s.markName(id)
 				for _, d := range a.defRows[id] {
 					s.add(d, ReasonDependency)
+				}
+				if s.over {
+					return errOverCap
 				}
 			}
 		}
@@ -398,9 +416,10 @@ func Closure(ctx context.Context, text string, lang syntax.Language, line int, o
 // a budget can charge every line its repair cost given what is already
 // kept. A Selection is not safe for concurrent use.
 type Selection struct {
-	a   *Analysis
-	cfg config
-	s   *state
+	a    *Analysis
+	cfg  config
+	s    *state
+	memo *costMemo // what CostWithin has learned, for its last weight slice
 }
 
 // NewSelection starts an empty selection over the analysed text.
