@@ -247,9 +247,12 @@ func (a *Analysis) close(ctx context.Context, s *state, returns bool) error {
 					// Upward closed: every ancestor has the level too.
 					break
 				}
-				if s.over || (s.cap != nil && s.cap.isDead(j)) {
-					s.over = true
-					return errOverCap
+				if s.cap != nil {
+					s.cap.steps++
+					if s.over || s.cap.isDead(j) {
+						s.over = true
+						return errOverCap
+					}
 				}
 				if l == 0 {
 					for _, sk := range a.skelOf(j) {
@@ -420,6 +423,9 @@ type Selection struct {
 	cfg  config
 	s    *state
 	memo *costMemo // what CostWithin has learned, for its last weight slice
+	// steps counts the work of CostWithin's walks (rows charged, items
+	// walked, items markDead looked at), for tests bounding it.
+	steps int
 }
 
 // NewSelection starts an empty selection over the analysed text.

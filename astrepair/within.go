@@ -20,6 +20,7 @@ type walkCap struct {
 	weight []int
 	limit  int
 	spent  int
+	steps  int // rows charged and items walked
 	// memo and abs (the walk's absolute threshold: the selection's weight
 	// plus limit) let the walk stop at an item the memo proved too
 	// expensive; memo is nil when that proof does not hold (dependency
@@ -31,6 +32,7 @@ type walkCap struct {
 // charge adds row r's weight and reports whether the charge now exceeds
 // the cap.
 func (c *walkCap) charge(r int32) bool {
+	c.steps++
 	c.spent += c.weight[r]
 	return c.spent > c.limit
 }
@@ -88,9 +90,10 @@ func (sel *Selection) memoFor(weight []int) (*costMemo, error) {
 // When the lines fit (their weight is at most limit), ok is true and
 // lines and cost are exactly Cost's lines (sorted, line included unless
 // already kept) and the sum of their weights. Otherwise ok is false, lines
-// is nil and cost is the partial weight, over limit, at which the walk
-// stopped. The work is bounded by what is charged before the walk stops,
-// not by the nesting depth above line.
+// is nil and cost is the weight charged when the walk stopped: over limit,
+// or less when it stopped at an item already proven too expensive (below).
+// The work is bounded by what is charged before the walk stops, not by the
+// nesting depth above line.
 //
 // weight must have one non-negative entry per line (else ErrWeight). The
 // selection remembers, per weight slice, which items were proven too
@@ -129,6 +132,7 @@ func (sel *Selection) CostWithin(ctx context.Context, line int, weight []int, li
 			err = sel.a.run(ctx, t, sel.cfg)
 		}
 	}
+	sel.steps += c.steps
 	if err != nil && err != errOverCap {
 		return nil, 0, false, err
 	}
@@ -174,6 +178,7 @@ func (sel *Selection) markDead(ctx context.Context, m *costMemo, line int32, abs
 			if tk.stop(ctx) {
 				return fmt.Errorf("repair: %w", ctx.Err())
 			}
+			sel.steps++
 			if sel.s.level[j] >= want {
 				break
 			}
@@ -219,6 +224,7 @@ func (sel *Selection) markDead(ctx context.Context, m *costMemo, line int32, abs
 // unkeptWeight returns row r's weight if it is not kept and not yet
 // counted in this markDead pass, else 0.
 func (sel *Selection) unkeptWeight(m *costMemo, r int32) int {
+	sel.steps++
 	if sel.s.keep[r] || m.stamp[r] == m.pass {
 		return 0
 	}
