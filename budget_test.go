@@ -3,6 +3,7 @@ package pruner
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
@@ -416,4 +417,79 @@ func TestSelectByBudgetCappedMatchesFull(t *testing.T) {
 		}
 	}
 	t.Logf("%d selections compared", runs)
+}
+
+// BenchmarkBudgetDeepNesting times budgeted selection (selectByBudget
+// with repair, no hops: the pruner's budget default) over deep nesting, at
+// a 20% line budget and a 20% token budget (token-like weights: a line's
+// bytes / 4, rounded up), for random scores and for deepest-first scores,
+// the worst order for an uncapped walk. The analysis is built outside the
+// timer. Time per op should grow about linearly with n. Python stops at
+// 10K lines: its indentation makes the text quadratic (200 MB at 20K).
+func BenchmarkBudgetDeepNesting(b *testing.B) {
+	ctx := context.Background()
+	type input struct {
+		lang syntax.Language
+		text func(int) string
+		ns   []int
+	}
+	for _, in := range []input{
+		{syntax.JavaScript, deepJS, []int{2_500, 5_000, 10_000, 20_000}},
+		{syntax.Python, deepPython, []int{2_500, 5_000, 10_000}},
+	} {
+		for _, n := range in.ns {
+			var a *astrepair.Analysis
+			var lines []chunk.Line
+			setup := func(b *testing.B) {
+				if a != nil {
+					return
+				}
+				text := in.text(n)
+				var err error
+				if a, err = astrepair.Analyze(ctx, text, in.lang); err != nil {
+					b.Fatal(err)
+				}
+				lines = chunk.SplitLines(text)
+			}
+			for _, unit := range []string{"lines", "tokens"} {
+				for _, order := range []string{"random", "deepest"} {
+					b.Run(fmt.Sprintf("%s/n=%d/%s/%s", in.lang, n, unit, order), func(b *testing.B) {
+						setup(b)
+						m := len(lines)
+						cost := make([]int, m)
+						total := 0
+						for i, l := range lines {
+							cost[i] = 1
+							if unit == "tokens" {
+								cost[i] = (l.TermEnd - l.Start + 3) / 4
+							}
+							total += cost[i]
+						}
+						r := rand.New(rand.NewSource(1))
+						scores := make([]float64, m)
+						covered := make([]bool, m)
+						for i := range scores {
+							covered[i] = true
+							scores[i] = r.Float64() + 0.01
+							if order == "deepest" {
+								d := i // Python: depth grows with the line
+								if in.lang == syntax.JavaScript && i >= m/2 {
+									d = m - 1 - i
+								}
+								scores[i] = 1 + float64(d)
+							}
+						}
+						limit := total / 5
+						b.ResetTimer()
+						for k := 0; k < b.N; k++ {
+							keep := make([]bool, m)
+							if _, _, err := selectByBudget(ctx, scores, covered, keep, cost, limit, a.NewSelection(astrepair.WithMaxHops(0))); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
 }
