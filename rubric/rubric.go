@@ -172,6 +172,12 @@ func FromAnalysis(ctx context.Context, a *astrepair.Analysis, keep []bool, opts 
 // each with its own structure (a multi-line import counts as one hop).
 func step(ctx context.Context, a *astrepair.Analysis, rows []int) ([]int, error) {
 	seen := map[int]bool{}
+	// Rows the language requires in any output (Go's package clause) are
+	// part of every line's structure for repair, but no line depends on
+	// them: they are not rubric dependencies.
+	for _, r := range a.Required() {
+		seen[r] = true
+	}
 	var out []int
 	add := func(xs []int) {
 		for _, x := range xs {
