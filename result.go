@@ -1,5 +1,7 @@
 package pruner
 
+import "encoding/json"
+
 // Reason says why a line is in the output.
 type Reason string
 
@@ -25,70 +27,72 @@ const (
 type Line struct {
 	// Number is the 1-based input line number (lines end at "\n"; with the
 	// SWE-Pruner renderer, Python splitlines numbering).
-	Number int
+	Number int `json:"number"`
 	// Kept reports whether the line is in the output, byte-identical.
-	Kept bool
+	Kept bool `json:"kept"`
 	// Score is the line's relevance in [0,1]; lines without a scored
 	// character (blank lines) have score 0.
-	Score float64
+	Score float64 `json:"score"`
 	// Reason says why the line was kept (empty when removed).
-	Reason Reason
+	Reason Reason `json:"reason,omitempty"`
 }
 
 // Placeholder is an output line that stands for removed input lines.
 type Placeholder struct {
 	// OutputLine is the placeholder's 1-based line number in Result.Text.
-	OutputLine int
+	OutputLine int `json:"output_line"`
 	// FirstLine and LastLine are the 1-based input lines it replaces.
-	FirstLine, LastLine int
+	FirstLine int `json:"first_line"`
+	LastLine  int `json:"last_line"`
 }
 
 // TokenScore is the merged keep score of one token of the input text (the
 // average over the windows that saw it).
 type TokenScore struct {
 	// Start and End are the token's byte offsets in the input text.
-	Start, End int
+	Start int `json:"start"`
+	End   int `json:"end"`
 	// Score is the token's keep score in [0,1].
-	Score float64
+	Score float64 `json:"score"`
 }
 
 // TokenCounts reports sizes in Qwen3 tokens.
 type TokenCounts struct {
-	Input      int // tokens of the input text
-	Kept       int // tokens of the rendered output
-	ModelInput int // tokens the model read, prompts of every window included
+	Input      int `json:"input"`       // tokens of the input text
+	Kept       int `json:"kept"`        // tokens of the rendered output
+	ModelInput int `json:"model_input"` // tokens the model read, prompts of every window included
 }
 
 // Result is the outcome of one Prune call.
 type Result struct {
 	// Text is the pruned text: kept lines verbatim, removed runs folded.
-	Text string
+	Text string `json:"text"`
 	// Lines has one entry per input line, in order.
-	Lines []Line
+	Lines []Line `json:"lines"`
 	// Placeholders lists the folded runs in output order.
-	Placeholders []Placeholder
+	Placeholders []Placeholder `json:"placeholders"`
 	// Score is the document-level relevance in [0,1]: the skimmer's
 	// document score (max over windows), the line model's best line
 	// probability, or the share of the query's identifier pieces found by
 	// the lexical scorer.
-	Score float64
+	Score float64 `json:"score"`
 	// TokenScores holds the per-token scores of a token-level scorer (the
 	// Qwen3 skimmer), in text order; nil for line scorers.
-	TokenScores []TokenScore
+	TokenScores []TokenScore `json:"token_scores,omitempty"`
 	// Tokens counts input, output and model tokens.
-	Tokens TokenCounts
+	Tokens TokenCounts `json:"tokens"`
 	// Windows is the number of model windows the text was cut into.
-	Windows int
+	Windows int `json:"windows"`
 	// Language is the language the repair pass and renderer used ("" for
 	// non-code text).
-	Language string
+	Language string `json:"language"`
 	// Scorer names what scored the lines: "swe-pruner", "lamr", "line"
 	// (the embedded line model) or "lexical".
-	Scorer string
+	Scorer string `json:"scorer"`
 	// Unpruned, when not empty, says why the text was returned whole.
-	Unpruned string
+	Unpruned string `json:"unpruned,omitempty"`
 	// Notes lists adjustments made to the request (e.g. a truncated query).
-	Notes []string
+	Notes []string `json:"notes"`
 }
 
 // KeptLines returns the 1-based numbers of the kept input lines.
@@ -100,4 +104,31 @@ func (r *Result) KeptLines() []int {
 		}
 	}
 	return kept
+}
+
+// MarshalJSON encodes r in the one JSON shape of the library's front doors
+// (the CLI's -json, the server's /v1/prune, the MCP tools' _meta): the
+// fields under their snake_case names, plus kept_lines (KeptLines). lines,
+// kept_lines, placeholders and notes are arrays even when empty;
+// token_scores (token-level scorers only) and unpruned are left out when
+// empty. Unmarshalling the JSON into a Result restores its fields.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type fields Result // Result's fields without this method
+	out := struct {
+		fields
+		KeptLines []int `json:"kept_lines"`
+	}{fields(r), r.KeptLines()}
+	if out.Lines == nil {
+		out.Lines = []Line{}
+	}
+	if out.KeptLines == nil {
+		out.KeptLines = []int{}
+	}
+	if out.Placeholders == nil {
+		out.Placeholders = []Placeholder{}
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	return json.Marshal(out)
 }
