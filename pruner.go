@@ -19,8 +19,9 @@ import (
 // Sentinel errors callers can branch on with errors.Is.
 var (
 	// ErrBadCheckpoint: the checkpoint folder is missing, damaged or of an
-	// unsupported layout.
-	ErrBadCheckpoint = errors.New("bad checkpoint")
+	// unsupported layout. It is the checkpoint reader's own sentinel, so
+	// that a message says "bad checkpoint" once.
+	ErrBadCheckpoint = skimmer.ErrCheckpoint
 	// ErrUnsupportedBackend: the requested GoMLX backend is not available.
 	ErrUnsupportedBackend = errors.New("unsupported backend")
 	// ErrInputTooLarge: the text exceeds WithMaxInputBytes or
@@ -88,7 +89,7 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 		if ctx.Err() != nil && !errors.Is(err, skimmer.ErrCheckpoint) {
 			return nil, fmt.Errorf("pruner: load %s: %w", dir, err)
 		}
-		return nil, fmt.Errorf("pruner: %w: %s: %w", ErrBadCheckpoint, dir, err)
+		return nil, fmt.Errorf("pruner: %w", checkpointError(dir, err))
 	}
 	tok, err := loadTokenizer(dir)
 	if err != nil {
@@ -115,6 +116,20 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkpointError returns err, a failure to load the checkpoint in dir, as
+// an ErrBadCheckpoint error that names dir and the sentinel once each: the
+// checkpoint reader's errors already wrap ErrBadCheckpoint and mostly name
+// the file at fault (a path under dir).
+func checkpointError(dir string, err error) error {
+	if !errors.Is(err, ErrBadCheckpoint) {
+		err = fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
+	}
+	if strings.Contains(err.Error(), dir) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", dir, err)
 }
 
 // With returns a Pruner that shares p's model and applies opts on top of p's

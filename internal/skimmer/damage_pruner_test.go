@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,6 +42,8 @@ func TestDamagedCheckpointsThroughPruner(t *testing.T) {
 					require.Error(t, err)
 					assert.Nil(t, p)
 					assert.True(t, errors.Is(err, pruner.ErrBadCheckpoint), "%v", err)
+					assert.Equal(t, 1, strings.Count(err.Error(), "bad checkpoint"), "says it once: %v", err)
+					assert.Empty(t, repeatedSegment(err.Error()), "%v", err)
 					return
 				}
 				require.NoError(t, err)
@@ -50,4 +53,17 @@ func TestDamagedCheckpointsThroughPruner(t *testing.T) {
 			})
 		}
 	}
+}
+
+// repeatedSegment returns a ": "-separated part of an error message that
+// occurs twice ("" when none does).
+func repeatedSegment(msg string) string {
+	seen := map[string]bool{}
+	for _, seg := range strings.Split(msg, ": ") {
+		if seen[seg] {
+			return seg
+		}
+		seen[seg] = true
+	}
+	return ""
 }
