@@ -10,9 +10,14 @@
 // that scores whole lines on the CPU; -scorer lexical picks the BM25 baseline
 // (and says so on standard error).
 //
+// Budgets: -lines F keeps a share F of the lines, -budget N at most N
+// tokens, -compression X about 1/X of the tokens; without one, -threshold
+// decides. The input is read up to -max-input bytes (16 MiB; 0 lifts the
+// cap), never more.
+//
 // Exit codes: 0 success, 1 runtime error, 2 usage error, 3 input that looks
 // binary (NUL bytes, mostly invalid UTF-8, UTF-16; -binary prunes it as
-// text).
+// text), 4 input over -max-input bytes or -max-input-lines lines.
 package main
 
 import (
@@ -35,6 +40,7 @@ const (
 	exitRuntime = 1
 	exitUsage   = 2
 	exitBinary  = 3
+	exitTooBig  = 4
 )
 
 func main() {
@@ -52,7 +58,24 @@ type flags struct {
 	keepFirst, keepLast, lexical       bool
 	binary                             bool
 	maxLength, tokenBudget             int
+	maxInput                           int64
+	maxInputLines                      int
 }
+
+// removedFlag is a flag that no longer exists; setting it fails with
+// advice.
+type removedFlag string
+
+func (r removedFlag) String() string     { return "" }
+func (r removedFlag) Set(s string) error { return errors.New(string(r)) }
+
+// ratioRemoved explains -ratio, which meant "keep 1/X of the tokens" here
+// and "share of lines" in examples/eval.
+const ratioRemoved = "-ratio is gone (it meant different things in different commands): " +
+	"-compression X keeps about 1/X of the tokens, -lines F a share F of the lines"
+
+// errReported marks a usage error already printed (by the flag package).
+var errReported = errors.New("usage error reported")
 
 func parse(args []string, stderr io.Writer) (*flags, error) {
 	var f flags
@@ -62,8 +85,11 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.scorer, "scorer", "auto", "auto (the -model checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
 	fs.BoolVar(&f.lexical, "lexical", false, "shorthand for -scorer lexical")
 	fs.IntVar(&f.tokenBudget, "budget", 0, "keep at most this many tokens (replaces -threshold)")
-	fs.Float64Var(&f.compression, "ratio", 0, "keep about 1/ratio of the tokens, e.g. 4 (replaces -threshold)")
-	fs.Float64Var(&f.lineBudget, "lines", 0, "keep this fraction of the lines, e.g. 0.2 (replaces -threshold)")
+	fs.Float64Var(&f.compression, "compression", 0, "keep about 1/X of the tokens, e.g. 4 (replaces -threshold)")
+	fs.Float64Var(&f.lineBudget, "lines", 0, "keep this share of the lines, e.g. 0.2 (replaces -threshold)")
+	fs.Var(removedFlag(ratioRemoved), "ratio", "removed: use -compression X or -lines F")
+	fs.Int64Var(&f.maxInput, "max-input", pruner.DefaultMaxInputBytes, "largest input in bytes (larger: exit code 4); 0 lifts the cap")
+	fs.IntVar(&f.maxInputLines, "max-input-lines", pruner.DefaultMaxInputLines, "largest input in lines (more: exit code 4); 0 lifts the cap")
 	fs.StringVar(&f.query, "q", "", "what you are looking for (required)")
 	fs.StringVar(&f.file, "f", "", "file to prune (default: standard input); its name helps detect the language")
 	fs.StringVar(&f.lang, "lang", "", "language override (python, go, js, ts, java, rust, c, cpp, text)")
@@ -78,7 +104,10 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.BoolVar(&f.keepLast, "keep-last", false, "always keep the last line")
 	fs.BoolVar(&f.binary, "binary", false, "prune input that looks binary as text (default: refuse it, exit code 3)")
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", errReported, err) // the flag package printed it, with the usage
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -93,7 +122,10 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 		}
 	}
 	if budgets > 1 {
-		return nil, errors.New("-budget, -ratio and -lines exclude each other")
+		return nil, errors.New("-budget, -compression and -lines exclude each other")
+	}
+	if f.maxInput < 0 || f.maxInputLines < 0 {
+		return nil, errors.New("-max-input and -max-input-lines must be >= 0 (0 lifts the cap)")
 	}
 	return &f, nil
 }
@@ -101,22 +133,22 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f, err := parse(args, stderr)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
+		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errReported) {
 			fmt.Fprintf(stderr, "prune: %v\n", err)
 		}
 		return exitUsage
 	}
-	var text []byte
-	if f.file != "" {
-		text, err = os.ReadFile(f.file)
-	} else {
-		text, err = io.ReadAll(stdin)
+	text, err := readInput(f.file, stdin, f.maxInput)
+	if errors.Is(err, pruner.ErrInputTooLarge) {
+		fmt.Fprintf(stderr, "prune: %v\n", err)
+		return exitTooBig
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "prune: %v\n", err)
 		return exitRuntime
 	}
 	opts := []pruner.Option{
+		pruner.WithMaxInputBytes(int(f.maxInput)), pruner.WithMaxInputLines(f.maxInputLines),
 		pruner.WithMaxLength(f.maxLength),
 		pruner.WithKeepFirstLine(f.keepFirst), pruner.WithKeepLastLine(f.keepLast),
 		pruner.WithFileName(f.file), pruner.WithDecision(pruner.Decision(f.decision)),
@@ -162,6 +194,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "prune: %v; pass -binary to prune it as text\n", err)
 		return exitBinary
 	}
+	if errors.Is(err, pruner.ErrInputTooLarge) {
+		fmt.Fprintf(stderr, "prune: %v; -max-input and -max-input-lines set the caps, 0 lifts them\n", err)
+		return exitTooBig
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "prune: %v\n", err)
 		return exitRuntime
@@ -183,6 +219,44 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fmt.Fprintf(stderr, "prune: %s kept %d of %d lines, %d of %d tokens (score %.3f)\n",
 		res.Scorer, kept, len(res.Lines), res.Tokens.Kept, res.Tokens.Input, res.Score)
 	return exitOK
+}
+
+// readInput reads the file (standard input when file is "") up to limit
+// bytes (0: no limit): at most limit+1 bytes are read, and more than limit
+// is refused with an error wrapping pruner.ErrInputTooLarge. A regular file
+// over the limit is refused before reading.
+func readInput(file string, stdin io.Reader, limit int64) ([]byte, error) {
+	r, name := stdin, "standard input"
+	if file != "" {
+		fh, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && limit > 0 && st.Size() > limit {
+			return nil, tooLarge(file, st.Size(), limit)
+		}
+		r, name = fh, file
+	}
+	if limit > 0 {
+		r = io.LimitReader(r, limit+1)
+	}
+	text, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if limit > 0 && int64(len(text)) > limit {
+		return nil, tooLarge(name, -1, limit)
+	}
+	return text, nil
+}
+
+func tooLarge(name string, size, limit int64) error {
+	what := fmt.Sprintf("over %d bytes", limit)
+	if size >= 0 {
+		what = fmt.Sprintf("%d bytes, over %d", size, limit)
+	}
+	return fmt.Errorf("%w: %s: %s (-max-input; 0 lifts the cap)", pruner.ErrInputTooLarge, name, what)
 }
 
 // numbered prefixes every output line with its input line number as nl -ba
