@@ -8,7 +8,7 @@
 // k = max(1, round(r·n)) of a case's n lines.
 //
 //	go run ./examples/eval                       # dev set, r = 0.2
-//	go run ./examples/eval -ratio 0.1,0.2,0.3 -json out.json
+//	go run ./examples/eval -lines 0.1,0.2,0.3 -json out.json
 //	go run ./examples/eval -model ./checkpoint ../shared/evalsets/dev/go_cli.jsonl
 //
 // Rows:
@@ -120,13 +120,25 @@ var libraryRows = map[string]struct {
 	"line-raw":    {pruner.ScorerLine, false},
 }
 
+// removedFlag is a flag that no longer exists; setting it fails with
+// advice.
+type removedFlag string
+
+func (r removedFlag) String() string   { return "" }
+func (r removedFlag) Set(string) error { return errors.New(string(r)) }
+
+// errReported marks a usage error the flag package already printed.
+var errReported = errors.New("usage error reported")
+
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	var f flags
 	var ratios, methods string
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.model, "model", "", "checkpoint folder: adds the model+repair row")
-	fs.StringVar(&ratios, "ratio", "0.2", "kept-line ratios r, comma-separated (k = max(1, round(r·lines)))")
+	fs.StringVar(&ratios, "lines", "0.2", "shares r of the lines kept, comma-separated (k = max(1, round(r·lines)))")
+	fs.Var(removedFlag("-ratio is gone (examples/prune used it for a token compression): -lines r[,r...] sets the shares of lines kept"),
+		"ratio", "removed: use -lines")
 	fs.StringVar(&f.jsonOut, "json", "", "write every summary and per-case result to this JSON file")
 	fs.StringVar(&methods, "methods", "all", "comma-separated rows to run: "+strings.Join(methodNames, ","))
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "cases scored in parallel (model rows run one case at a time)")
@@ -136,12 +148,15 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", errReported, err) // printed by the flag package, with the usage
 	}
 	for _, s := range strings.Split(ratios, ",") {
 		r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || !(r > 0 && r <= 1) {
-			return nil, fmt.Errorf("-ratio %q: want numbers in (0, 1]", s)
+			return nil, fmt.Errorf("-lines %q: want shares in (0, 1]", s)
 		}
 		f.ratios = append(f.ratios, r)
 	}
@@ -181,7 +196,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, err := parseFlags(args, stderr)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
+		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errReported) {
 			fmt.Fprintf(stderr, "eval: %v\n", err)
 		}
 		return exitUsage

@@ -83,7 +83,7 @@ func TestRunReport(t *testing.T) {
 	path, cases := writeSet(t)
 	out := filepath.Join(t.TempDir(), "out.json")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-ratio", "0.2,0.3", "-json", out, "-workers", "2", path}, &stdout, &stderr)
+	code := run(context.Background(), []string{"-lines", "0.2,0.3", "-json", out, "-workers", "2", path}, &stdout, &stderr)
 	require.Equal(t, exitOK, code, stderr.String())
 	for _, m := range []string{"bm25", "first", "random", "lex+repair", "lex-raw", "line+repair", "line-raw", "recall", "parse_ok", "ms/1Ktok", "== mini  (3 cases, 3 parse-checked)"} {
 		assert.Contains(t, stdout.String(), m)
@@ -169,8 +169,9 @@ func TestRunErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"bad ratio", []string{"-ratio", "0", path}, exitUsage, "-ratio"},
-		{"ratio not a number", []string{"-ratio", "0.2,x", path}, exitUsage, "-ratio"},
+		{"bad share of lines", []string{"-lines", "0", path}, exitUsage, "-lines"},
+		{"share of lines not a number", []string{"-lines", "0.2,x", path}, exitUsage, "-lines"},
+		{"ratio is gone", []string{"-ratio", "0.2", path}, exitUsage, "-ratio is gone"},
 		{"unknown method", []string{"-methods", "bm26", path}, exitUsage, "unknown row"},
 		{"model row excluded", []string{"-model", "x", "-methods", "bm25", path}, exitUsage, "-model given"},
 		{"bad workers", []string{"-workers", "0", path}, exitUsage, "-workers"},
@@ -185,6 +186,9 @@ func TestRunErrors(t *testing.T) {
 			code := run(context.Background(), tc.args, &stdout, &stderr)
 			assert.Equal(t, tc.code, code)
 			assert.Contains(t, stderr.String(), tc.msg)
+			if tc.code == exitUsage {
+				assert.Equal(t, 1, strings.Count(stderr.String(), tc.msg), "reported once: %s", stderr.String())
+			}
 		})
 	}
 }
