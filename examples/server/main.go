@@ -40,9 +40,14 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stderr, nil); err != nil {
-		fmt.Fprintf(os.Stderr, "server: %v\n", err)
+		code := 1
+		if errors.Is(err, errReported) {
+			code = 2 // usage error, printed by the flag package
+		} else {
+			fmt.Fprintf(os.Stderr, "server: %v\n", err)
+		}
 		stop()
-		os.Exit(1)
+		os.Exit(code)
 	}
 }
 
@@ -53,6 +58,10 @@ type flags struct {
 	timeout, readTimeout, writeTimeout, idleTimeout time.Duration
 	grace                                           time.Duration
 }
+
+// errReported marks a usage error the flag package already printed, with
+// the usage.
+var errReported = errors.New("usage error reported")
 
 func parse(args []string, stderr io.Writer) (*flags, error) {
 	var f flags
@@ -70,7 +79,10 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "keep-alive idle timeout")
 	fs.DurationVar(&f.grace, "shutdown-grace", 30*time.Second, "how long running requests may finish on shutdown")
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", errReported, err)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())

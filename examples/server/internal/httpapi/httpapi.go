@@ -1,7 +1,8 @@
 // Package httpapi is the HTTP face of a pruner.Pruner: the SWE-Pruner
 // service's API (GET /health, POST /prune) so that existing agent
 // integrations work unchanged, plus a native POST /v1/prune that returns the
-// library's full Result.
+// library's full Result in its one JSON shape (pruner.Result's MarshalJSON,
+// as examples/prune -json and the MCP tools' _meta print it).
 //
 // The SWE-Pruner request and response schema follow the original service
 // (github.com/Ayanami1314/swe-pruner, PruneRequest / PruneResponse):
@@ -508,43 +509,6 @@ func (o NativeOptions) options() ([]pruner.Option, error) {
 	return opts, nil
 }
 
-// NativeResponse is the library's Result in JSON.
-type NativeResponse struct {
-	Text         string        `json:"text"`
-	Lines        []NativeLine  `json:"lines"`
-	KeptLines    []int         `json:"kept_lines"`
-	Placeholders []Placeholder `json:"placeholders"`
-	Score        float64       `json:"score"`
-	Tokens       Tokens        `json:"tokens"`
-	Windows      int           `json:"windows"`
-	Language     string        `json:"language"`
-	Scorer       string        `json:"scorer"`
-	Unpruned     string        `json:"unpruned,omitempty"`
-	Notes        []string      `json:"notes"`
-}
-
-// NativeLine is pruner.Line in JSON.
-type NativeLine struct {
-	Number int     `json:"number"`
-	Kept   bool    `json:"kept"`
-	Score  float64 `json:"score"`
-	Reason string  `json:"reason,omitempty"`
-}
-
-// Placeholder is pruner.Placeholder in JSON.
-type Placeholder struct {
-	OutputLine int `json:"output_line"`
-	FirstLine  int `json:"first_line"`
-	LastLine   int `json:"last_line"`
-}
-
-// Tokens is pruner.TokenCounts in JSON.
-type Tokens struct {
-	Input      int `json:"input"`
-	Kept       int `json:"kept"`
-	ModelInput int `json:"model_input"`
-}
-
 func (h *Handler) prunev1(w http.ResponseWriter, r *http.Request) {
 	var req NativeRequest
 	if status, err := h.decode(w, r, &req); err != nil {
@@ -574,27 +538,7 @@ func (h *Handler) prunev1(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, status, err)
 		return
 	}
-	out := NativeResponse{
-		Text: res.Text, Score: res.Score, Windows: res.Windows, Language: res.Language,
-		Scorer: res.Scorer, Unpruned: res.Unpruned, Notes: res.Notes,
-		Tokens:       Tokens{Input: res.Tokens.Input, Kept: res.Tokens.Kept, ModelInput: res.Tokens.ModelInput},
-		Lines:        make([]NativeLine, len(res.Lines)),
-		KeptLines:    res.KeptLines(),
-		Placeholders: make([]Placeholder, len(res.Placeholders)),
-	}
-	for i, l := range res.Lines {
-		out.Lines[i] = NativeLine{Number: l.Number, Kept: l.Kept, Score: l.Score, Reason: string(l.Reason)}
-	}
-	for i, ph := range res.Placeholders {
-		out.Placeholders[i] = Placeholder{OutputLine: ph.OutputLine, FirstLine: ph.FirstLine, LastLine: ph.LastLine}
-	}
-	if out.KeptLines == nil {
-		out.KeptLines = []int{}
-	}
-	if out.Notes == nil {
-		out.Notes = []string{}
-	}
-	h.writeJSON(w, http.StatusOK, out)
+	h.writeJSON(w, http.StatusOK, res) // the library's one JSON shape (pruner.Result.MarshalJSON)
 }
 
 // run prunes under the request timeout and the concurrency limit, and maps

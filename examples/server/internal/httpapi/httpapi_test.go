@@ -232,28 +232,28 @@ func TestNative(t *testing.T) {
 	tests := []struct {
 		name  string
 		opts  map[string]any
-		check func(t *testing.T, got NativeResponse)
+		check func(t *testing.T, got pruner.Result)
 	}{
-		{"defaults", nil, func(t *testing.T, got NativeResponse) {
+		{"defaults", nil, func(t *testing.T, got pruner.Result) {
 			assert.Equal(t, "python", got.Language)
 			assert.Equal(t, "swe-pruner", got.Scorer)
 		}},
-		{"threshold 0 keeps everything", map[string]any{"threshold": 0}, func(t *testing.T, got NativeResponse) {
+		{"threshold 0 keeps everything", map[string]any{"threshold": 0}, func(t *testing.T, got pruner.Result) {
 			assert.Equal(t, snippet, got.Text)
-			assert.Equal(t, []int{1, 2, 3, 4, 5, 6}, got.KeptLines)
+			assert.Equal(t, []int{1, 2, 3, 4, 5, 6}, got.KeptLines())
 			assert.Empty(t, got.Placeholders)
 		}},
-		{"line budget", map[string]any{"line_budget": 0.2, "repair": false}, func(t *testing.T, got NativeResponse) {
-			assert.Len(t, got.KeptLines, 1)
+		{"line budget", map[string]any{"line_budget": 0.2, "repair": false}, func(t *testing.T, got pruner.Result) {
+			assert.Len(t, got.KeptLines(), 1)
 			assert.NotEmpty(t, got.Placeholders)
 		}},
 		{"keep last line at threshold 1, text language", map[string]any{"threshold": 1, "keep_last_line": true, "language": "text"},
-			func(t *testing.T, got NativeResponse) {
-				assert.Equal(t, []int{6}, got.KeptLines)
-				assert.Equal(t, "always-keep", got.Lines[5].Reason)
+			func(t *testing.T, got pruner.Result) {
+				assert.Equal(t, []int{6}, got.KeptLines())
+				assert.Equal(t, pruner.ReasonAlwaysKeep, got.Lines[5].Reason)
 				assert.Equal(t, "", got.Language)
 			}},
-		{"compat renderer", map[string]any{"swepruner_compat": true, "threshold": 1}, func(t *testing.T, got NativeResponse) {
+		{"compat renderer", map[string]any{"swepruner_compat": true, "threshold": 1}, func(t *testing.T, got pruner.Result) {
 			assert.Equal(t, "(filtered 6 lines)", got.Text)
 		}},
 	}
@@ -261,7 +261,7 @@ func TestNative(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": snippet, "options": tc.opts})
 			require.Equal(t, http.StatusOK, status, string(body))
-			var got NativeResponse
+			var got pruner.Result
 			require.NoError(t, json.Unmarshal(body, &got))
 			require.Len(t, got.Lines, 6)
 			assert.Equal(t, 1, got.Windows)
@@ -269,9 +269,49 @@ func TestNative(t *testing.T) {
 			assert.Positive(t, got.Tokens.ModelInput)
 			for i, l := range got.Lines {
 				assert.Equal(t, i+1, l.Number)
-				assert.Equal(t, l.Kept, l.Reason != "", "line %d", l.Number)
+				assert.Equal(t, l.Kept, l.Reason != pruner.ReasonNone, "line %d", l.Number)
 			}
 			tc.check(t, got)
+		})
+	}
+}
+
+// TestNativeIsResult: /v1/prune answers with the library's Result exactly
+// as json.Marshal encodes it (the shape of examples/prune -json and the MCP
+// tools' _meta), whatever the options.
+func TestNativeIsResult(t *testing.T) {
+	ctx := context.Background()
+	p, err := pruner.Load(ctx, checkpoint)
+	require.NoError(t, err)
+	h, err := New(p, Config{TokenizerDir: checkpoint})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	tests := []struct {
+		name string
+		opts map[string]any
+		lib  []pruner.Option
+	}{
+		{"defaults", nil, nil},
+		{"threshold and keep last line", map[string]any{"threshold": 0.9, "keep_last_line": true},
+			[]pruner.Option{pruner.WithThreshold(0.9), pruner.WithKeepLastLine(true)}},
+		{"line budget", map[string]any{"line_budget": 0.3}, []pruner.Option{pruner.WithLineBudget(0.3)}},
+		{"token budget", map[string]any{"token_budget": 12}, []pruner.Option{pruner.WithTokenBudget(12)}},
+		{"compression", map[string]any{"compression": 2}, []pruner.Option{pruner.WithCompression(2)}},
+		{"compat renderer", map[string]any{"swepruner_compat": true}, []pruner.Option{pruner.WithSWEPrunerCompat()}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": snippet, "options": tc.opts})
+			require.Equal(t, http.StatusOK, status, string(body))
+			q, err := p.With(tc.lib...)
+			require.NoError(t, err)
+			res, err := q.Prune(ctx, "add two numbers", snippet)
+			require.NoError(t, err)
+			want, err := json.Marshal(res)
+			require.NoError(t, err)
+			assert.JSONEq(t, string(want), string(body))
+			assert.Contains(t, string(body), `"token_scores"`, "the skimmer's token scores are part of the result")
 		})
 	}
 }
@@ -297,12 +337,12 @@ func TestLexicalScorer(t *testing.T) {
 	code := "def add(a, b):\n    return a + b\n\n\ndef subtract(a, b):\n    return a - b\n\n\ndef multiply(a, b):\n    return a * b\n"
 	status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "subtract", "text": code})
 	require.Equal(t, http.StatusOK, status, string(body))
-	var got NativeResponse
+	var got pruner.Result
 	require.NoError(t, json.Unmarshal(body, &got))
 	assert.Equal(t, "lexical", got.Scorer)
-	assert.Contains(t, got.KeptLines, 5)
-	assert.NotContains(t, got.KeptLines, 1)
-	assert.NotContains(t, got.KeptLines, 9)
+	assert.Contains(t, got.KeptLines(), 5)
+	assert.NotContains(t, got.KeptLines(), 1)
+	assert.NotContains(t, got.KeptLines(), 9)
 
 	status, body = post(t, srv.URL+"/prune", map[string]any{"query": "subtract", "code": code})
 	require.Equal(t, http.StatusOK, status, string(body))

@@ -51,7 +51,7 @@ func devTexts(t *testing.T, maxBytes int) []string {
 // checkVerbatim checks a /v1/prune response against its input: outside the
 // placeholders, the output is the kept input lines, byte for byte and in
 // order.
-func checkVerbatim(text string, res *NativeResponse) error {
+func checkVerbatim(text string, res *pruner.Result) error {
 	in := chunk.SplitLines(text)
 	if len(res.Lines) != len(in) {
 		return fmt.Errorf("%d lines in the result, %d in the input", len(res.Lines), len(in))
@@ -154,7 +154,7 @@ func TestServerCancelStress(t *testing.T) {
 					errs <- fmt.Errorf("request %d: status %d: %s", i, resp.StatusCode, data)
 					return
 				}
-				var res NativeResponse
+				var res pruner.Result
 				if err := json.Unmarshal(data, &res); err != nil {
 					errs <- fmt.Errorf("request %d: %w", i, err)
 					return
