@@ -16,7 +16,9 @@
 //   - a pruned output starts with a header saying how much was folded and
 //     how to get the full text (call again without context_focus_question);
 //   - kept lines are verbatim and keep their original line numbers
-//     (nl -ba style on request); every folded run says which lines it hides;
+//     (nl -ba style on request); every folded run becomes one of the
+//     library's placeholders, the same as examples/prune and the server
+//     print (in code, a comment naming the hidden lines);
 //   - error lines (ERROR, FAIL, panic, Traceback, exception, exit code
 //     lines), the last line, and the last lines of logs and other non-code
 //     output are never folded;
@@ -29,11 +31,15 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/prunekit/pruner"
+	"github.com/prunekit/pruner/astrepair"
 	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/syntax"
+	"github.com/prunekit/pruner/internal/tokenizer"
 )
 
 // QuestionArg is the tool argument that asks for pruning.
@@ -145,7 +151,9 @@ type Folder struct {
 }
 
 // NewFolder returns a Folder pruning with p. The Pruner's own options
-// (threshold, budget, scorer) apply; the Folder adds keep-last-line.
+// (threshold, budget, scorer, input limits) apply; the Folder adds
+// pruner.WithKeepLastLine and, for its keep patterns,
+// pruner.WithKeepLines (replacing one set on p).
 func NewFolder(p *pruner.Pruner, opts ...Option) (*Folder, error) {
 	if p == nil {
 		return nil, errors.New("agenttool: nil pruner")
@@ -192,14 +200,28 @@ type Outcome struct {
 	// with a note (fail open).
 	Err error
 	// Lines, KeptLines and ForcedLines count the input lines, the lines
-	// kept and the kept lines the model had dropped but the policy keeps
-	// (errors, tail).
+	// kept and the kept lines the policy asked for: lines matching a keep
+	// pattern (the last line, which the pruner always keeps, aside),
+	// whatever the model scored them, and the last lines of non-code output
+	// that the pruner had folded.
 	Lines, KeptLines, ForcedLines int
+	// Result is the library's result for the output, in the library's own
+	// placeholder format, with the policy's lines in it: Text is the pruned
+	// output without the header and line numbers, and Lines, Placeholders
+	// and Tokens.Kept describe it. nil when the pruner did not run (no
+	// question, a small output, a failure).
+	Result *pruner.Result
 }
 
 // Fold prunes output against question. A blank question or a small output
 // returns output untouched (numbered if asked); a failure returns output
 // with the reason appended.
+//
+// The pruner keeps the lines matching the keep patterns itself
+// (pruner.WithKeepLines, so code keeps their context too) and the last
+// line (pruner.WithKeepLastLine); for non-code output Fold adds the last
+// lines (WithTailLines) and renders the kept lines again with the library's
+// renderer, so placeholders are the library's everywhere.
 func (f *Folder) Fold(ctx context.Context, question, output string, opts ...CallOption) (out Outcome) {
 	c := call{lineNumbers: f.cfg.lineNumbers}
 	for _, o := range opts {
@@ -211,7 +233,7 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 		out.Skipped = why
 		out.Text = output
 		if c.lineNumbers {
-			out.Text = render(output, lines, nil, true)
+			out.Text = numberLines(output, lines)
 		}
 		return out
 	}
@@ -230,33 +252,41 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 	if err != nil {
 		return f.failOpen(output, lines, c, err)
 	}
+	out.Result = res
 	if res.Unpruned != "" {
 		return whole(res.Unpruned)
 	}
 	if len(res.Lines) != len(lines) {
 		return f.failOpen(output, lines, c, fmt.Errorf("agenttool: pruner returned %d lines for %d", len(res.Lines), len(lines)))
 	}
-	keep := make([]bool, len(lines))
-	for i, l := range res.Lines {
-		keep[i] = l.Kept
-	}
 	tail := f.cfg.tailLines
 	if res.Language != "" {
 		tail = 0 // source code: its end is no verdict, unlike a log's
 	}
-	for i, l := range lines {
-		if keep[i] {
-			continue
-		}
-		if i >= len(lines)-tail || f.mustKeep(output[l.Start:l.End]) {
+	keep := make([]bool, len(lines))
+	added := false // lines kept here that the pruner folded
+	for i, l := range res.Lines {
+		keep[i] = l.Kept
+		text := output[lines[i].Start:lines[i].End]
+		switch {
+		case keep[i] && l.Reason == pruner.ReasonAlwaysKeep && i < len(lines)-1 && f.mustKeep(text):
+			out.ForcedLines++ // kept by the pruner for the policy
+		case !keep[i] && (i >= len(lines)-tail || f.mustKeep(text)):
 			keep[i] = true
+			added = true
 			out.ForcedLines++
 		}
 	}
+	if added {
+		if res, err = f.refold(ctx, output, lines, keep, res); err != nil {
+			return f.failOpen(output, lines, c, err)
+		}
+		out.Result = res
+	}
 	out.KeptLines = 0
 	kept := 0 // bytes
-	for i, k := range keep {
-		if k {
+	for i, l := range res.Lines {
+		if l.Kept {
 			out.KeptLines++
 			kept += lines[i].TermEnd - lines[i].Start
 		}
@@ -265,8 +295,8 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 		return whole("every line is relevant")
 	}
 	body := res.Text // the library's rendering, in the language's comment syntax
-	if out.ForcedLines > 0 || c.lineNumbers {
-		body = render(output, lines, keep, c.lineNumbers)
+	if c.lineNumbers {
+		body = numbered(res)
 	}
 	out.Pruned = true
 	out.Text = fmt.Sprintf("[pruned for %q: kept %d of %d lines (%d%% of the text), folded %d; %s]\n%s",
@@ -277,7 +307,7 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 func (f *Folder) prune(ctx context.Context, question, output, fileName string) (*pruner.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.timeout)
 	defer cancel()
-	p, err := f.p.With(pruner.WithKeepLastLine(true), pruner.WithFileName(fileName))
+	p, err := f.p.With(pruner.WithKeepLastLine(true), pruner.WithKeepLines(f.mustKeep), pruner.WithFileName(fileName))
 	if err != nil {
 		return nil, fmt.Errorf("agenttool: %w", err)
 	}
@@ -288,11 +318,70 @@ func (f *Folder) prune(ctx context.Context, question, output, fileName string) (
 	return res, nil
 }
 
+// refold returns a copy of res with the lines of keep kept (the policy's
+// additions are marked always-keep, blank lines between kept lines bridged
+// as the library does) and rendered again with the library's renderer in
+// res's language.
+func (f *Folder) refold(ctx context.Context, output string, lines []chunk.Line, keep []bool, res *pruner.Result) (*pruner.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.cfg.timeout)
+	defer cancel()
+	cp := *res
+	cp.Lines = slices.Clone(res.Lines)
+	for i := range cp.Lines {
+		if keep[i] && !cp.Lines[i].Kept {
+			cp.Lines[i].Kept, cp.Lines[i].Reason = true, pruner.ReasonAlwaysKeep
+		}
+	}
+	// Blank lines whose nearest non-blank neighbours are kept: folding them
+	// would cost a placeholder line to save an empty one.
+	lastKept := false
+	for i := 0; i < len(lines); {
+		if strings.TrimSpace(output[lines[i].Start:lines[i].End]) != "" {
+			lastKept = cp.Lines[i].Kept
+			i++
+			continue
+		}
+		j := i
+		for j < len(lines) && strings.TrimSpace(output[lines[j].Start:lines[j].End]) == "" {
+			j++
+		}
+		if lastKept && j < len(lines) && cp.Lines[j].Kept {
+			for b := i; b < j; b++ {
+				if !cp.Lines[b].Kept {
+					cp.Lines[b].Kept, cp.Lines[b].Reason = true, pruner.ReasonBlank
+				}
+			}
+		}
+		i = j
+	}
+	mask := make([]bool, len(cp.Lines))
+	for i, l := range cp.Lines {
+		mask[i] = l.Kept
+	}
+	r, err := astrepair.Render(ctx, output, syntax.Language(res.Language), mask)
+	if err != nil {
+		return nil, fmt.Errorf("agenttool: render: %w", err)
+	}
+	cp.Text = r.Text
+	cp.Placeholders = make([]pruner.Placeholder, len(r.Placeholders))
+	for i, ph := range r.Placeholders {
+		cp.Placeholders[i] = pruner.Placeholder{OutputLine: ph.OutputLine + 1, FirstLine: ph.FirstLine, LastLine: ph.LastLine}
+	}
+	tok, err := tokenizer.Qwen3() // the Qwen3 vocabulary every scorer counts in
+	if err != nil {
+		return nil, fmt.Errorf("agenttool: %w", err)
+	}
+	if cp.Tokens.Kept, err = tok.CountContext(ctx, cp.Text); err != nil {
+		return nil, fmt.Errorf("agenttool: %w", err)
+	}
+	return &cp, nil
+}
+
 // failOpen returns the original output with the reason appended.
 func (f *Folder) failOpen(output string, lines []chunk.Line, c call, err error) Outcome {
 	text := output
 	if c.lineNumbers {
-		text = render(output, lines, nil, true)
+		text = numberLines(output, lines)
 	}
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
@@ -317,46 +406,39 @@ func percent(part, whole int) int {
 	return (100*part + whole/2) / whole
 }
 
-// render writes the kept lines verbatim (keep nil: all lines), each folded
-// run as one marker line naming the hidden lines, and with numbers the
-// input line number of every kept line as nl -ba does.
-func render(text string, lines []chunk.Line, keep []bool, numbers bool) string {
+// numberLines prefixes every line of text with its number as nl -ba does.
+func numberLines(text string, lines []chunk.Line) string {
 	var b strings.Builder
 	b.Grow(len(text) + 8*len(lines))
-	for i := 0; i < len(lines); {
-		if keep == nil || keep[i] {
-			l := lines[i]
-			if numbers {
-				fmt.Fprintf(&b, "%6d\t", l.Number)
-			}
-			b.WriteString(text[l.Start:l.TermEnd])
-			if l.TermEnd == l.End && i+1 < len(lines) {
-				b.WriteByte('\n')
-			}
-			i++
-			continue
-		}
-		j := i
-		for j < len(lines) && !keep[j] {
-			j++
-		}
-		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+	for i, l := range lines {
+		fmt.Fprintf(&b, "%6d\t", l.Number)
+		b.WriteString(text[l.Start:l.TermEnd])
+		if l.TermEnd == l.End && i+1 < len(lines) {
 			b.WriteByte('\n')
 		}
-		if numbers {
-			b.WriteString("      \t")
-		}
-		indent := indentOf(text[lines[i].Start:lines[i].End])
-		if j-i == 1 {
-			fmt.Fprintf(&b, "%s… line %d folded …\n", indent, lines[i].Number)
-		} else {
-			fmt.Fprintf(&b, "%s… %d lines folded (%d-%d) …\n", indent, j-i, lines[i].Number, lines[j-1].Number)
-		}
-		i = j
 	}
 	return b.String()
 }
 
-func indentOf(s string) string {
-	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
+// numbered returns res.Text with every kept line prefixed by its input
+// line number as nl -ba does; placeholder lines get a blank number column.
+func numbered(res *pruner.Result) string {
+	ph := make(map[int]bool, len(res.Placeholders))
+	for _, p := range res.Placeholders {
+		ph[p.OutputLine] = true
+	}
+	kept := res.KeptLines()
+	var b strings.Builder
+	b.Grow(len(res.Text) + 8*len(kept))
+	next := 0
+	for i, l := range chunk.SplitLines(res.Text) {
+		if ph[i+1] || next >= len(kept) {
+			b.WriteString("      \t")
+		} else {
+			fmt.Fprintf(&b, "%6d\t", kept[next])
+			next++
+		}
+		b.WriteString(res.Text[l.Start:l.TermEnd])
+	}
+	return b.String()
 }

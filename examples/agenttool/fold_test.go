@@ -2,6 +2,7 @@ package agenttool
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -89,18 +90,23 @@ func TestFoldPolicy(t *testing.T) {
 		o := f.Fold(context.Background(), "why did the build fail?", log)
 		require.NoError(t, o.Err)
 		assert.True(t, o.Pruned)
-		assert.Equal(t, Outcome{Text: o.Text, Pruned: true, Lines: 30, KeptLines: 3, ForcedLines: 2}, o)
+		require.NotNil(t, o.Result)
+		assert.Equal(t, Outcome{Text: o.Text, Pruned: true, Lines: 30, KeptLines: 3, ForcedLines: 2, Result: o.Result}, o)
+		body := "... 11 lines omitted ...\n" + lines[11] + "\n" +
+			"... 16 lines omitted ...\n" + lines[28] + "\n" + lines[29] + "\n"
 		want := "[pruned for \"why did the build fail?\": kept 3 of 30 lines (10% of the text), folded 27; " +
-			"for the full output call again without context_focus_question]\n" +
-			"… 11 lines folded (1-11) …\n" + lines[11] + "\n" +
-			"… 16 lines folded (13-28) …\n" + lines[28] + "\n" + lines[29] + "\n"
+			"for the full output call again without context_focus_question]\n" + body
 		assert.Equal(t, want, o.Text)
+		assert.Equal(t, body, o.Result.Text)
+		assert.Equal(t, []int{12, 29, 30}, o.Result.KeptLines())
+		assert.Equal(t, []pruner.Placeholder{{OutputLine: 1, FirstLine: 1, LastLine: 11}, {OutputLine: 3, FirstLine: 13, LastLine: 28}},
+			o.Result.Placeholders)
 	})
 	t.Run("numbered", func(t *testing.T) {
 		f := newFolder(t, 1, WithTailLines(1), WithMinChars(100), WithLineNumbers(true))
 		o := f.Fold(context.Background(), "why?", log)
 		body := o.Text[strings.IndexByte(o.Text, '\n')+1:]
-		assert.Equal(t, "      \t… 11 lines folded (1-11) …\n    12\t"+lines[11]+"\n      \t… 17 lines folded (13-29) …\n    30\t"+lines[29]+"\n", body)
+		assert.Equal(t, "      \t... 11 lines omitted ...\n    12\t"+lines[11]+"\n      \t... 17 lines omitted ...\n    30\t"+lines[29]+"\n", body)
 	})
 }
 
@@ -132,7 +138,9 @@ func TestFoldPassThrough(t *testing.T) {
 	t.Run("every line kept", func(t *testing.T) {
 		f := newFolder(t, 0, WithMinChars(100))
 		o := f.Fold(context.Background(), "why?", log)
-		assert.Equal(t, Outcome{Text: log, Skipped: "every line is relevant", Lines: 30, KeptLines: 30}, o)
+		require.NotNil(t, o.Result)
+		// The error line is kept for the policy (by the pruner) whatever the model says.
+		assert.Equal(t, Outcome{Text: log, Skipped: "every line is relevant", Lines: 30, KeptLines: 30, ForcedLines: 1, Result: o.Result}, o)
 	})
 }
 
@@ -244,5 +252,79 @@ func TestFoldLexical(t *testing.T) {
 	}
 	assert.False(t, kept[22], "unrelated _send body folds")
 	assert.Less(t, o.KeptLines, o.Lines)
-	assert.Contains(t, o.Text, "lines folded (")
+	assert.Contains(t, o.Text, "      \t    # ... 2 lines omitted (7-8)\n", "the library's placeholders, unnumbered")
+}
+
+// TestFoldResultIsTheLibrarys: a Fold's output is the library's rendering,
+// placeholders included, and its Result is the one the library returns
+// when asked to keep the same lines, so the agent sees one placeholder
+// format and _meta one JSON shape.
+func TestFoldResultIsTheLibrarys(t *testing.T) {
+	ctx := context.Background()
+	const question = "how many retries and how long is the sleep between attempts?"
+	policy := func(line string) bool {
+		for _, re := range DefaultKeepPatterns() {
+			if re.MatchString(line) {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(t *testing.T, o Outcome, want *pruner.Result) {
+		t.Helper()
+		require.NoError(t, o.Err)
+		require.True(t, o.Pruned)
+		require.NotNil(t, o.Result)
+		assert.Equal(t, want.Text, o.Text[strings.IndexByte(o.Text, '\n')+1:], "the body is the library's text")
+		wantJSON, err := json.Marshal(want)
+		require.NoError(t, err)
+		gotJSON, err := json.Marshal(o.Result)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(wantJSON), string(gotJSON))
+		assert.NotContains(t, o.Text, "folded (", "no placeholder format of the tool's own")
+	}
+
+	t.Run("code, as the library prunes it", func(t *testing.T) {
+		p, err := pruner.Load(ctx, "", pruner.WithScorer(pruner.ScorerLexical))
+		require.NoError(t, err)
+		f, err := NewFolder(p)
+		require.NoError(t, err)
+		o := f.Fold(ctx, question, pySource, FileName("retry.py"))
+		q, err := p.With(pruner.WithKeepLastLine(true), pruner.WithKeepLines(policy), pruner.WithFileName("retry.py"))
+		require.NoError(t, err)
+		want, err := q.Prune(ctx, question, pySource)
+		require.NoError(t, err)
+		require.NotEmpty(t, want.Placeholders)
+		assert.Contains(t, want.Text, "# ... ")
+		check(t, o, want)
+	})
+
+	t.Run("log with its tail kept, as the library renders those lines", func(t *testing.T) {
+		var b strings.Builder
+		for i := 1; i <= 40; i++ {
+			if i == 7 {
+				b.WriteString("FAIL: TestRetry\n")
+				continue
+			}
+			fmt.Fprintf(&b, "step %02d ok\n", i) // every line differs
+		}
+		log := b.String()
+		lines := strings.SplitAfter(log, "\n")
+		f := newFolder(t, 1, WithTailLines(4), WithMinChars(100))
+		o := f.Fold(ctx, "what failed?", log)
+		assert.Equal(t, 4, o.ForcedLines, "line 7 and lines 37-39; 40 is the pruner's last line")
+
+		tail := map[string]bool{}
+		for _, l := range lines[36:40] {
+			tail[strings.TrimSuffix(l, "\n")] = true
+		}
+		q, err := f.p.With(pruner.WithKeepLastLine(true),
+			pruner.WithKeepLines(func(line string) bool { return policy(line) || tail[line] }))
+		require.NoError(t, err)
+		want, err := q.Prune(ctx, "what failed?", log)
+		require.NoError(t, err)
+		assert.Equal(t, []int{7, 37, 38, 39, 40}, want.KeptLines())
+		assert.Equal(t, "... 6 lines omitted ...\nFAIL: TestRetry\n... 29 lines omitted ...\n"+strings.Join(lines[36:40], ""), want.Text)
+		check(t, o, want)
+	})
 }

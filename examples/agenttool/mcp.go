@@ -17,11 +17,32 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/prunekit/pruner"
 )
 
 // MetaKey is the key under which pruned MCP results carry their pruning
-// statistics in _meta; a result that has it is not pruned again.
+// statistics in _meta, one Meta per text content; a result that has it is
+// not pruned again.
 const MetaKey = "prunekit/pruning"
+
+// Meta is what _meta[MetaKey] holds for one text content of a result.
+type Meta struct {
+	// Pruned reports whether lines were folded.
+	Pruned bool `json:"pruned"`
+	// Skipped says why the content was left whole.
+	Skipped string `json:"skipped,omitempty"`
+	// Error is the pruning failure (the content is then the original
+	// output with a note).
+	Error string `json:"error,omitempty"`
+	// ForcedLines counts the kept lines the policy asked for (see
+	// Outcome).
+	ForcedLines int `json:"forced_lines"`
+	// Result is the library's result (Outcome.Result) in the library's one
+	// JSON shape, the shape of examples/prune -json and of the server's
+	// /v1/prune; absent when the pruner did not run.
+	Result *pruner.Result `json:"result,omitempty"`
+}
 
 // FocusQuestionParam adds the optional context_focus_question argument to
 // an mcp-go tool definition, so that models know they may ask for pruning
@@ -103,7 +124,7 @@ func hasMeta(res *mcp.CallToolResult) bool {
 // foldResult prunes every text content of res in place and records the
 // statistics in res.Meta.
 func (f *Folder) foldResult(ctx context.Context, q string, res *mcp.CallToolResult, opts ...CallOption) {
-	var stats []map[string]any
+	var stats []Meta
 	for i, c := range res.Content {
 		tc, ok := mcp.AsTextContent(c)
 		if !ok {
@@ -113,14 +134,11 @@ func (f *Folder) foldResult(ctx context.Context, q string, res *mcp.CallToolResu
 		cp := *tc
 		cp.Text = o.Text
 		res.Content[i] = cp
-		s := map[string]any{"pruned": o.Pruned, "lines": o.Lines, "kept_lines": o.KeptLines, "forced_lines": o.ForcedLines}
-		if o.Skipped != "" {
-			s["skipped"] = o.Skipped
-		}
+		m := Meta{Pruned: o.Pruned, Skipped: o.Skipped, ForcedLines: o.ForcedLines, Result: o.Result}
 		if o.Err != nil {
-			s["error"] = o.Err.Error()
+			m.Error = o.Err.Error()
 		}
-		stats = append(stats, s)
+		stats = append(stats, m)
 	}
 	if res.Meta == nil {
 		res.Meta = &mcp.Meta{}
@@ -143,9 +161,15 @@ type Workspace struct {
 // WorkspaceOption configures a Workspace.
 type WorkspaceOption func(*Workspace)
 
+// DefaultMaxFileBytes is the default of WithMaxFileBytes, the pruner's own
+// input limit (pruner.DefaultMaxInputBytes).
+const DefaultMaxFileBytes = pruner.DefaultMaxInputBytes
+
 // WithMaxFileBytes caps the files read_pruned reads and search_pruned
-// searches (default 16 MiB); larger files are refused or skipped.
-func WithMaxFileBytes(n int64) WorkspaceOption { return func(w *Workspace) { w.maxFile = n } }
+// searches (default DefaultMaxFileBytes); larger files are refused or
+// skipped, and no more than n+1 bytes of a file are ever read. 0 lifts the
+// cap.
+func WithMaxFileBytes(n int64) WorkspaceOption { return func(w *Workspace) { w.maxFile = max(n, 0) } }
 
 // WithMaxMatches caps the lines search_pruned reports (default 2000).
 func WithMaxMatches(n int) WorkspaceOption { return func(w *Workspace) { w.maxMatches = n } }
@@ -159,7 +183,7 @@ func NewWorkspace(root string, f *Folder, opts ...WorkspaceOption) (*Workspace, 
 	if err != nil {
 		return nil, fmt.Errorf("agenttool: workspace: %w", err)
 	}
-	w := &Workspace{root: r, folder: f, maxFile: 16 << 20, maxMatches: 2000}
+	w := &Workspace{root: r, folder: f, maxFile: DefaultMaxFileBytes, maxMatches: 2000}
 	for _, o := range opts {
 		o(w)
 	}
@@ -178,7 +202,8 @@ func (w *Workspace) Tools() []server.ServerTool {
 		mcp.WithString("path", mcp.Required(), mcp.Description("file path relative to the workspace root")),
 		FocusQuestionParam(),
 		mcp.WithBoolean("line_numbers", mcp.Description("prefix lines with their line numbers (nl -ba style)")),
-		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithTitleAnnotation("Read a file, pruned to a question"),
+		readOnlyTool(),
 	)
 	search := mcp.NewTool("search_pruned",
 		mcp.WithDescription("Search the workspace's text files for a regular expression (RE2 syntax), grep -rn style: "+
@@ -186,11 +211,30 @@ func (w *Workspace) Tools() []server.ServerTool {
 		mcp.WithString("pattern", mcp.Required(), mcp.Description("regular expression (RE2 syntax)")),
 		mcp.WithString("path", mcp.Description("file or directory to search, relative to the root (default: the whole workspace)")),
 		FocusQuestionParam(),
-		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithTitleAnnotation("Search files, pruned to a question"),
+		readOnlyTool(),
 	)
 	return []server.ServerTool{
 		{Tool: read, Handler: w.readPruned},
 		{Tool: search, Handler: w.searchPruned},
+	}
+}
+
+// readOnlyTool sets every behaviour hint of a workspace tool explicitly
+// (mcp-go's defaults would claim a destructive, non-idempotent, open-world
+// tool): it only reads files under the root (read-only, not destructive),
+// the same call gives the same answer on the same files (idempotent), and
+// it reaches nothing outside the workspace (closed world).
+func readOnlyTool() mcp.ToolOption {
+	return func(t *mcp.Tool) {
+		for _, o := range []mcp.ToolOption{
+			mcp.WithReadOnlyHintAnnotation(true),
+			mcp.WithDestructiveHintAnnotation(false),
+			mcp.WithIdempotentHintAnnotation(true),
+			mcp.WithOpenWorldHintAnnotation(false),
+		} {
+			o(t)
+		}
 	}
 }
 
@@ -232,6 +276,8 @@ func (w *Workspace) readPruned(ctx context.Context, req mcp.CallToolRequest) (*m
 	return res, nil
 }
 
+// readFile reads a regular file of the root, refusing one over the cap; at
+// most cap+1 bytes are read even when the file grows meanwhile.
 func (w *Workspace) readFile(name string) ([]byte, error) {
 	f, err := w.root.Open(name)
 	if err != nil {
@@ -245,10 +291,24 @@ func (w *Workspace) readFile(name string) ([]byte, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory", name)
 	}
-	if st.Size() > w.maxFile {
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if w.maxFile > 0 && st.Size() > w.maxFile {
 		return nil, fmt.Errorf("%s has %d bytes, over the %d byte limit", name, st.Size(), w.maxFile)
 	}
-	return io.ReadAll(io.LimitReader(f, w.maxFile+1))
+	var r io.Reader = f
+	if w.maxFile > 0 {
+		r = io.LimitReader(f, w.maxFile+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if w.maxFile > 0 && int64(len(data)) > w.maxFile {
+		return nil, fmt.Errorf("%s has over %d bytes, the limit", name, w.maxFile)
+	}
+	return data, nil
 }
 
 func (w *Workspace) searchPruned(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -297,12 +357,12 @@ func (w *Workspace) search(ctx context.Context, re *regexp.Regexp, start string)
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		if info, err := d.Info(); err != nil || info.Size() > w.maxFile {
+		if info, err := d.Info(); err != nil || (w.maxFile > 0 && info.Size() > w.maxFile) {
 			return nil
 		}
-		data, err := fs.ReadFile(fsys, name)
+		data, err := w.readFile(name)
 		if err != nil {
-			return nil // unreadable files are skipped, as grep -s does
+			return nil // unreadable and oversized files are skipped, as grep -s does
 		}
 		if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 			return nil // binary

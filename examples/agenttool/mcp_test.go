@@ -2,6 +2,7 @@ package agenttool
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,6 +138,32 @@ func TestMCPListTools(t *testing.T) {
 	}
 }
 
+// TestMCPToolAnnotations: the workspace tools declare every behaviour hint
+// explicitly and truthfully (mcp-go's defaults claim destructive,
+// non-idempotent, open-world tools): they read files under the root and
+// nothing else.
+func TestMCPToolAnnotations(t *testing.T) {
+	h := newHarness(t)
+	res, err := h.client.ListTools(context.Background(), mcp.ListToolsRequest{})
+	require.NoError(t, err)
+	want := map[string]string{
+		"read_pruned":   `{"title":"Read a file, pruned to a question","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}`,
+		"search_pruned": `{"title":"Search files, pruned to a question","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}`,
+	}
+	seen := 0
+	for _, tool := range res.Tools {
+		w, ok := want[tool.Name]
+		if !ok {
+			continue
+		}
+		seen++
+		got, err := json.Marshal(tool.Annotations)
+		require.NoError(t, err)
+		assert.JSONEq(t, w, string(got), tool.Name)
+	}
+	assert.Equal(t, len(want), seen)
+}
+
 func TestMCPReadPruned(t *testing.T) {
 	h := newHarness(t)
 	log := buildLog()
@@ -170,7 +197,7 @@ func TestMCPReadPruned(t *testing.T) {
 				src := strings.Split(pySource, "\n")
 				assert.True(t, strings.HasPrefix(text, "[pruned for"), text)
 				assert.True(t, strings.HasSuffix(text, "    25\t"+src[24]+"\n    26\t"+src[25]+"\n"), "tail with original numbers: %s", text)
-				assert.Contains(t, text, "      \t… 24 lines folded (1-24) …\n")
+				assert.Contains(t, text, "      \t... 24 lines omitted ...\n")
 			}},
 		{name: "missing file", args: map[string]any{"path": "nope.py"}, isError: true},
 		{name: "directory", args: map[string]any{"path": "src"}, isError: true},
@@ -241,7 +268,17 @@ func TestMCPMiddlewareOnOtherTools(t *testing.T) {
 	stats, ok := res.Meta.AdditionalFields[MetaKey].([]any)
 	require.True(t, ok, "%#v", res.Meta.AdditionalFields)
 	require.Len(t, stats, 1)
-	assert.Equal(t, map[string]any{"pruned": true, "lines": float64(30), "kept_lines": float64(3), "forced_lines": float64(2)}, stats[0])
+	// _meta holds the Fold's outcome, its result in the library's one JSON
+	// shape.
+	o := newFolder(t, 1, WithMinChars(100), WithTailLines(2)).Fold(context.Background(), "which step failed?", log)
+	require.NotNil(t, o.Result)
+	want, err := json.Marshal(Meta{Pruned: true, ForcedLines: 2, Result: o.Result})
+	require.NoError(t, err)
+	got, err := json.Marshal(stats[0])
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got))
+	entry := stats[0].(map[string]any)
+	assert.Equal(t, []any{float64(12), float64(29), float64(30)}, entry["result"].(map[string]any)["kept_lines"])
 
 	res, text = h.call(t, "run_tests", map[string]any{"fail": true, QuestionArg: "which step failed?"})
 	assert.True(t, res.IsError)

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,10 +17,87 @@ import (
 )
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{{"-nope"}, {"-scorer", "magic"}, {"stray"}, {"-model", "../../../../testdata/tiny-swepruner", "-root", "/does/not/exist"}} {
+	for _, args := range [][]string{{"-nope"}, {"-scorer", "magic"}, {"stray"}, {"-model", "../../../../testdata/tiny-swepruner", "-root", "/does/not/exist"},
+		{"-lines", "0.2", "-budget", "100"}, {"-lines", "3"}, {"-max-input", "-1"}, {"-ratio", "4"}} {
 		err := run(context.Background(), args, nil, io.Discard, io.Discard)
 		assert.Error(t, err, "%q", args)
 	}
+}
+
+// session runs the server on pipes with args and speaks JSON-RPC to it.
+type session struct {
+	t      *testing.T
+	in     *io.PipeWriter
+	out    *bufio.Scanner
+	done   chan error
+	cancel context.CancelFunc
+}
+
+func start(t *testing.T, args ...string) *session {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &session{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan error, 1), cancel: cancel}
+	s.out.Buffer(nil, 1<<20)
+	go func() {
+		s.done <- run(ctx, args, inR, outW, io.Discard)
+		outW.Close()
+	}()
+	t.Cleanup(func() { cancel(); inW.Close() })
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	assert.Contains(t, s.recv(), "result")
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return s
+}
+
+func (s *session) send(msg string) {
+	_, err := io.WriteString(s.in, msg+"\n")
+	require.NoError(s.t, err)
+}
+
+func (s *session) recv() map[string]any {
+	require.True(s.t, s.out.Scan(), "a response")
+	var m map[string]any
+	require.NoError(s.t, json.Unmarshal(s.out.Bytes(), &m))
+	return m
+}
+
+// TestMaxInput: -max-input caps the files the tools read (0 lifts it) and
+// the JSON-RPC messages read from standard input, which end the session
+// with an error naming the cap instead of being buffered whole.
+func TestMaxInput(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "big.txt"), []byte(strings.Repeat("retry later\n", 100)), 0o644))
+	read := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_pruned","arguments":{"path":"big.txt"}}}`
+
+	s := start(t, "-root", root, "-max-input", "1000")
+	res := s.call(read)
+	assert.Equal(t, true, res["isError"], "%v", res)
+	assert.Contains(t, fmt.Sprint(res["content"]), "over the 1000 byte limit")
+
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_pruned","arguments":{"path":"` + strings.Repeat("x", 2000) + `"}}}`)
+	select {
+	case err := <-s.done:
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "JSON-RPC message of over 1000 bytes")
+	case <-time.After(10 * time.Second):
+		t.Fatal("an oversized message did not end the session")
+	}
+
+	s = start(t, "-root", root, "-max-input", "0")
+	res = s.call(read)
+	assert.Nil(t, res["isError"], "%v", res)
+	assert.Contains(t, fmt.Sprint(res["content"]), "retry later")
+}
+
+// call sends a tools/call and returns its result.
+func (s *session) call(msg string) map[string]any {
+	s.send(msg)
+	resp := s.recv()
+	res, ok := resp["result"].(map[string]any)
+	require.True(s.t, ok, "%v", resp)
+	return res
 }
 
 // TestStdio speaks JSON-RPC to the server over pipes, as an MCP client
