@@ -81,7 +81,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("prune", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout); default: built-in scorer")
+	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout); default: the embedded line model")
 	fs.StringVar(&f.scorer, "scorer", "auto", "auto (the -model checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
 	fs.BoolVar(&f.lexical, "lexical", false, "shorthand for -scorer lexical")
 	fs.IntVar(&f.tokenBudget, "budget", 0, "keep at most this many tokens (replaces -threshold)")
