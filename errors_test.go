@@ -69,7 +69,9 @@ func TestLoadErrorsSayItOnce(t *testing.T) {
 			require.NoError(t, os.Remove(filepath.Join(dir, "model.safetensors")))
 		}, "config.json"},
 		{"missing weights", func(t *testing.T, dir string) { require.NoError(t, os.Remove(filepath.Join(dir, "model.safetensors"))) }, "model.safetensors"},
-		{"truncated weights", func(t *testing.T, dir string) { require.NoError(t, os.Truncate(filepath.Join(dir, "model.safetensors"), 1000)) }, "model.safetensors"},
+		{"truncated weights", func(t *testing.T, dir string) {
+			require.NoError(t, os.Truncate(filepath.Join(dir, "model.safetensors"), 1000))
+		}, "model.safetensors"},
 		{"bad config JSON", write("config.json", "{bad"), "config.json"},
 		{"wrong model type", write("config.json", `{"model_type": "bert"}`), "config.json"},
 		{"weights are a FIFO", func(t *testing.T, dir string) {
