@@ -118,7 +118,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 	// A model that loads but cannot prune (or prunes to NaN) must not be
 	// served: run the health probe once before listening.
 	if err := h.Check(ctx); err != nil {
-		return fmt.Errorf("model failed its health check: %w", err)
+		return fmt.Errorf("model not served: %w", err) // err says the health check failed
 	}
 	srv := &http.Server{
 		Handler:           h,
