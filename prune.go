@@ -60,7 +60,11 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	if p.cfg.renderer == RenderSWEPruner {
 		res = p.renderCompat(text, ts)
 	} else {
-		res, err = p.renderLibrary(ctx, text, ts, lang)
+		verdict, err := p.judgeRelevance(ctx, query, text, lang, ts)
+		if err != nil {
+			return nil, err
+		}
+		res, err = p.renderLibrary(ctx, text, ts, lang, verdict)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +155,7 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 // renderLibrary is the library's own path: lines split on "\n", character
 // weighted line scores, threshold or budget, repair and placeholder
 // rendering.
-func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores, lang syntax.Language) (*Result, error) {
+func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores, lang syntax.Language, verdict relevanceVerdict) (*Result, error) {
 	lines := ts.lines
 	if lines == nil {
 		lines = chunk.SplitLines(text)
@@ -230,6 +234,8 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		case budgetExceeded:
 			res.Notes = append(res.Notes, "the always-keep lines alone exceed the budget")
 		}
+	} else if verdict.offTopic {
+		res.Notes = append(res.Notes, verdict.note)
 	} else {
 		for i := range lines {
 			if covered[i] && scores[i] >= p.threshold() {
