@@ -67,20 +67,28 @@ type config struct {
 	scorer        string
 	keepLine      func(line string) bool
 	binaryInput   bool
+	// minRelevance is WithMinRelevance's value; minRelevanceSet says it was
+	// given (else the scorer's calibrated default, see relevance.go).
+	minRelevance    float64
+	minRelevanceSet bool
+	// minInputTokens: texts with fewer tokens come back whole when no
+	// budget is set (WithMinInputTokens; 0 prunes every text).
+	minInputTokens int
 }
 
 func defaultConfig() config {
 	return config{
-		threshold:     0.5,
-		overlap:       chunk.DefaultOverlap,
-		maxLength:     8192,
-		repair:        true,
-		depHops:       -1,
-		instruction:   chunk.DefaultInstruction,
-		batchSize:     4,
-		renderer:      RenderPlaceholders,
-		maxInputBytes: DefaultMaxInputBytes,
-		maxInputLines: DefaultMaxInputLines,
+		threshold:      0.5,
+		overlap:        chunk.DefaultOverlap,
+		maxLength:      8192,
+		repair:         true,
+		depHops:        -1,
+		instruction:    chunk.DefaultInstruction,
+		batchSize:      4,
+		renderer:       RenderPlaceholders,
+		maxInputBytes:  DefaultMaxInputBytes,
+		maxInputLines:  DefaultMaxInputLines,
+		minInputTokens: DefaultMinInputTokens,
 	}
 }
 
@@ -338,6 +346,40 @@ func WithLineBudget(f float64) Option {
 			return fmt.Errorf("%w: line budget %v outside (0,1]", ErrOption, f)
 		}
 		c.budget = budget{lines: f}
+		return nil
+	}
+}
+
+// WithMinRelevance sets the document relevance below which a text is judged
+// not to answer the query: without a budget it then comes back folded to a
+// placeholder (and the lines its language requires) with a note, instead of
+// the lines that score best among irrelevant ones. Result.Score holds the
+// relevance. 0 turns the judgement off; without this option the scorer's
+// calibrated default applies.
+func WithMinRelevance(r float64) Option {
+	return func(c *config) error {
+		if math.IsNaN(r) || r < 0 || r > 1 {
+			return fmt.Errorf("%w: minimum relevance %v outside [0,1]", ErrOption, r)
+		}
+		c.minRelevance, c.minRelevanceSet = r, true
+		return nil
+	}
+}
+
+// DefaultMinInputTokens is the size under which, without a budget, a text
+// comes back whole (see WithMinInputTokens).
+const DefaultMinInputTokens = 200
+
+// WithMinInputTokens makes texts of fewer than n tokens come back whole,
+// with Result.Unpruned saying why, when no budget is set: folding a text
+// that small saves the agent little and costs it context. 0 prunes every
+// text. A budget is always honoured.
+func WithMinInputTokens(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("%w: minimum input tokens %d < 0", ErrOption, n)
+		}
+		c.minInputTokens = n
 		return nil
 	}
 }
