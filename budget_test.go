@@ -106,7 +106,7 @@ func TestSelectByBudget(t *testing.T) {
 			if tc.repair {
 				sel = &closureSelector{closures: closures, kept: make([]bool, n)}
 			}
-			final, outcome, err := selectByBudget(context.Background(), tc.scores, covered, keep, tc.cost, tc.limit, sel)
+			final, outcome, err := selectByBudget(context.Background(), tc.scores, covered, keep, tc.cost, 0, tc.limit, sel)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, final)
 			assert.Equal(t, tc.outcome, outcome)
@@ -137,18 +137,26 @@ func TestSelectByBudgetNeverExceeds(t *testing.T) {
 			keep[0] = true
 		}
 		limit := r.Intn(40)
+		phCost := r.Intn(4)
 		pre := slices.Clone(keep)
 		sel := &closureSelector{closures: closures, kept: make([]bool, n)}
-		final, outcome, err := selectByBudget(context.Background(), scores, covered, keep, cost, limit, sel)
+		final, outcome, err := selectByBudget(context.Background(), scores, covered, keep, cost, phCost, limit, sel)
 		require.NoError(t, err)
 		used := 0
 		for i, on := range final {
 			if on {
 				used += cost[i]
+			} else if i == 0 || final[i-1] {
+				used += phCost // a folded run's placeholder
 			}
 			if keep[i] || pre[i] {
 				require.True(t, on, "chosen line %d missing from the output", i)
 			}
+		}
+		if !slices.Contains(final, true) && phCost > limit {
+			// The text folded whole is over the budget: nothing can be
+			// chosen, and the caller returns its smallest output.
+			continue
 		}
 		if outcome != budgetExceeded {
 			require.LessOrEqual(t, used, limit, "iteration %d", iter)
@@ -160,57 +168,48 @@ func TestBudgets(t *testing.T) {
 	p := tinyPruner(t)
 	text := "import os\nimport sys\n\n\ndef which(cmd, path=None):\n    path = path or os.environ.get('PATH', '')\n    for d in path.split(os.pathsep):\n        full = os.path.join(d, cmd)\n        if os.path.exists(full):\n            return full\n    return None\n\n\ndef main():\n    print(which(sys.argv[1]))\n"
 	n := len(p.unpruned(text, "").Lines)
-	for _, f := range []float64{0.1, 0.2, 0.5} {
-		q, err := p.With(WithLineBudget(f), WithRepair(false))
-		require.NoError(t, err)
-		res, err := q.Prune(context.Background(), "how is PATH searched?", text)
-		require.NoError(t, err)
-		checkInvariants(t, text, res)
-		model := 0
-		for _, l := range res.Lines {
-			if l.Reason == ReasonModel {
-				model++
-			}
-		}
-		assert.Equal(t, max(1, int(math.RoundToEven(f*float64(n)))), model, "line budget %v", f)
+	outLines := func(res *Result) int {
+		return len(res.KeptLines()) + len(res.Placeholders)
 	}
-	q, err := p.With(WithTokenBudget(20), WithRepair(false))
+	for _, f := range []float64{0.1, 0.2, 0.5} {
+		for _, repair := range []bool{false, true} {
+			q, err := p.With(WithLineBudget(f), WithRepair(repair))
+			require.NoError(t, err)
+			res, err := q.Prune(context.Background(), "how is PATH searched?", text)
+			require.NoError(t, err)
+			checkInvariants(t, text, res)
+			limit := max(1, int(math.RoundToEven(f*float64(n))))
+			assert.LessOrEqual(t, outLines(res), limit, "line budget %v counts placeholder lines (notes %q)", f, res.Notes)
+			assert.Equal(t, strings.Count(res.Text, "\n"), outLines(res), "every output line is a kept line or a placeholder")
+		}
+	}
+	// The whole output, placeholders included, stays within a token
+	// budget, with and without repair.
+	for _, n := range []int{3, 8, 15, 20, 40, 60} {
+		for _, repair := range []bool{false, true} {
+			q, err := p.With(WithTokenBudget(n), WithRepair(repair))
+			require.NoError(t, err)
+			res, err := q.Prune(context.Background(), "how is PATH searched?", text)
+			require.NoError(t, err)
+			checkInvariants(t, text, res)
+			assert.LessOrEqual(t, q.tok.Count(res.Text), n, "token budget %d (notes %q)", n, res.Notes)
+			assert.Equal(t, q.tok.Count(res.Text), res.Tokens.Kept)
+		}
+	}
+	// A budget the text fits returns it whole.
+	q, err := p.With(WithTokenBudget(1000))
 	require.NoError(t, err)
 	res, err := q.Prune(context.Background(), "how is PATH searched?", text)
 	require.NoError(t, err)
-	checkInvariants(t, text, res)
-	_, cost, err := q.budgetCost(context.Background(), text, chunk.SplitLines(text), &tokenScores{})
-	require.NoError(t, err)
-	used := 0
-	for i, l := range res.Lines {
-		if l.Kept {
-			used += cost[i]
-		}
-	}
-	assert.Positive(t, used)
-	assert.LessOrEqual(t, used, 20, "kept tokens within the token budget")
-
-	// With the repair pass on, the repaired output still fits the budget.
-	for _, n := range []int{3, 8, 15, 40, 100} {
-		q, err := p.With(WithTokenBudget(n))
-		require.NoError(t, err)
-		res, err := q.Prune(context.Background(), "how is PATH searched?", text)
-		require.NoError(t, err)
-		checkInvariants(t, text, res)
-		used := 0
-		for i, l := range res.Lines {
-			if l.Kept {
-				used += cost[i]
-			}
-		}
-		assert.LessOrEqual(t, used, n, "token budget %d (notes %q)", n, res.Notes)
-	}
+	assert.Equal(t, text, res.Text)
+	assert.Contains(t, res.Unpruned, "fits the budget")
 
 	q, err = p.With(WithCompression(4))
 	require.NoError(t, err)
 	res, err = q.Prune(context.Background(), "how is PATH searched?", text)
 	require.NoError(t, err)
 	checkInvariants(t, text, res)
+	assert.LessOrEqual(t, res.Tokens.Kept, int(math.Ceil(float64(res.Tokens.Input)/4)), "compression is met on output tokens")
 	for _, o := range []Option{WithLineBudget(0), WithLineBudget(1.5), WithTokenBudget(0), WithCompression(0.5)} {
 		_, err := p.With(o)
 		require.ErrorIs(t, err, ErrOption)
@@ -408,7 +407,7 @@ func TestSelectByBudgetCappedMatchesFull(t *testing.T) {
 			keepRef, keepNew := slices.Clone(pre), slices.Clone(pre)
 			want, wantOut, err := selectByBudgetRef(ctx, scores, covered, keepRef, cost, limit, a.NewSelection(opts...))
 			require.NoError(t, err)
-			got, gotOut, err := selectByBudget(ctx, scores, covered, keepNew, cost, limit, a.NewSelection(opts...))
+			got, gotOut, err := selectByBudget(ctx, scores, covered, keepNew, cost, 0, limit, a.NewSelection(opts...))
 			require.NoError(t, err)
 			require.Equal(t, want, got, "%s iteration %d", in.name, iter)
 			require.Equal(t, keepRef, keepNew, "%s iteration %d", in.name, iter)
@@ -483,7 +482,7 @@ func BenchmarkBudgetDeepNesting(b *testing.B) {
 						b.ResetTimer()
 						for k := 0; k < b.N; k++ {
 							keep := make([]bool, m)
-							if _, _, err := selectByBudget(ctx, scores, covered, keep, cost, limit, a.NewSelection(astrepair.WithMaxHops(0))); err != nil {
+							if _, _, err := selectByBudget(ctx, scores, covered, keep, cost, 0, limit, a.NewSelection(astrepair.WithMaxHops(0))); err != nil {
 								b.Fatal(err)
 							}
 						}

@@ -36,6 +36,12 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	if text == "" {
 		return &Result{Scorer: p.kind}, nil
 	}
+	if why, err := p.tooSmall(ctx, text); err != nil || why != "" {
+		if err != nil {
+			return nil, err
+		}
+		return p.unpruned(text, why), nil
+	}
 	// The language is detected once: the line model's features and the
 	// repair pass both need it, and detection reads the text.
 	lang, err := p.language(text)
@@ -79,9 +85,11 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	}
 	res.Windows = ts.windows
 	res.Notes = append(res.Notes, ts.notes...)
-	kept, err := p.tok.CountContext(ctx, res.Text)
-	if err != nil {
-		return nil, err
+	kept := res.Tokens.Kept
+	if p.cfg.renderer == RenderSWEPruner {
+		if kept, err = p.tok.CountContext(ctx, res.Text); err != nil {
+			return nil, err
+		}
 	}
 	res.Tokens = TokenCounts{Input: ts.inputToks, ModelInput: ts.modelToks, Kept: kept}
 	return res, nil
@@ -101,6 +109,30 @@ func (p *Pruner) checkSize(text string) error {
 		}
 	}
 	return nil
+}
+
+// tooSmall says why text comes back whole under WithMinInputTokens ("" when
+// it is pruned): without a budget, a text that small is not worth folding.
+// The SWE-Pruner renderer is exempt (the reference prunes every text).
+func (p *Pruner) tooSmall(ctx context.Context, text string) (string, error) {
+	n := p.cfg.minInputTokens
+	if n == 0 || p.cfg.budget.set() || p.cfg.renderer == RenderSWEPruner {
+		return "", nil
+	}
+	// No token is longer than this in practice; a longer text is pruned
+	// without counting it first.
+	const maxTokenBytes = 64
+	if len(text) > n*maxTokenBytes {
+		return "", nil
+	}
+	got, err := p.tok.CountContext(ctx, text)
+	if err != nil {
+		return "", err
+	}
+	if got >= n {
+		return "", nil
+	}
+	return fmt.Sprintf("shorter than %d tokens (%d): not worth folding (WithMinInputTokens)", n, got), nil
 }
 
 // unpruned returns text whole with the reason.
@@ -153,8 +185,8 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 }
 
 // renderLibrary is the library's own path: lines split on "\n", character
-// weighted line scores, threshold or budget, repair and placeholder
-// rendering.
+// weighted line scores, threshold or budget, repair, folding and
+// placeholder rendering.
 func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores, lang syntax.Language, verdict relevanceVerdict) (*Result, error) {
 	lines := ts.lines
 	if lines == nil {
@@ -164,31 +196,10 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	if scores == nil {
 		scores, covered = chunk.LineScores(text, lines, ts.byteSpans(text))
 	}
-	res := &Result{Lines: make([]Line, len(lines))}
-	keep := make([]bool, len(lines))
+	res := &Result{Lines: make([]Line, len(lines)), Language: string(lang)}
 	for i := range lines {
 		res.Lines[i] = Line{Number: i + 1, Score: scores[i]}
 	}
-	always := func(i int) {
-		if i >= 0 && i < len(keep) && !keep[i] {
-			keep[i] = true
-			res.Lines[i].Reason = ReasonAlwaysKeep
-		}
-	}
-	if p.cfg.keepFirst {
-		always(0)
-	}
-	if p.cfg.keepLast {
-		always(len(keep) - 1)
-	}
-	if p.cfg.keepLine != nil {
-		for i, l := range lines {
-			if p.cfg.keepLine(text[l.Start:l.End]) {
-				always(i)
-			}
-		}
-	}
-	res.Language = string(lang)
 	a, err := astrepair.AnalyzeTree(ctx, text, lang, ts.tree)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -199,7 +210,6 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		res.Notes = append(res.Notes, fmt.Sprintf("syntax pass skipped: %v", err))
 		a = nil
 	}
-	repair := p.cfg.repair && a != nil && lang != syntax.Text
 	hops := p.cfg.depHops
 	if hops < 0 {
 		// Measured on the val split at a 20% line budget with the line
@@ -209,120 +219,78 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 			hops = 0
 		}
 	}
-	repairOpts := []astrepair.Option{astrepair.WithMaxHops(hops)}
-	var repaired []bool // the final mask when a budget already repaired it
-	var limit int
-	var cost []int // per-line budget cost, when a budget is set
+	tokCost, err := p.lineTokens(ctx, text, lines)
+	if err != nil {
+		return nil, err
+	}
+	f := &folder{
+		p: p, text: text, lines: lines, lang: lang, a: a,
+		repair:     p.cfg.repair && a != nil && lang != syntax.Text,
+		repairOpts: []astrepair.Option{astrepair.WithMaxHops(hops)},
+		tokCost:    tokCost,
+	}
+	always := p.alwaysKeep(text, lines)
+	var fo *folding
 	if p.cfg.budget.set() {
-		var sel selector
-		if repair {
-			sel = a.NewSelection(repairOpts...)
-		}
-		limit, cost, err = p.budgetCost(ctx, text, lines, ts)
-		if err != nil {
-			return nil, err
-		}
-		var outcome budgetOutcome
-		repaired, outcome, err = selectByBudget(ctx, scores, covered, keep, cost, limit, sel)
-		if err != nil {
-			return nil, fmt.Errorf("pruner: budget: %w", err)
-		}
-		switch outcome {
-		case budgetUnrepaired:
-			res.Notes = append(res.Notes, "budget below the smallest repaired selection: lines kept without repair")
-			repair = false
-		case budgetExceeded:
-			res.Notes = append(res.Notes, "the always-keep lines alone exceed the budget")
-		}
-	} else if verdict.offTopic {
-		res.Notes = append(res.Notes, verdict.note)
+		fo, err = f.budgeted(ctx, scores, covered, always, ts.inputToks)
 	} else {
-		for i := range lines {
-			if covered[i] && scores[i] >= p.threshold() {
-				keep[i] = true
-			}
-		}
-	}
-	for i, k := range keep {
-		if k && res.Lines[i].Reason == ReasonNone {
-			res.Lines[i].Reason = ReasonModel
-		}
-	}
-	if repair {
-		rep, err := a.Repair(ctx, keep, repairOpts...)
-		if err != nil {
-			return nil, fmt.Errorf("pruner: repair: %w", err)
-		}
-		final := rep.Keep
-		if repaired != nil {
-			final = repaired // the budget's selection is what fits; Repair only names reasons
-		}
-		for i, k := range final {
-			if k && !keep[i] {
-				keep[i] = true
-				res.Lines[i].Reason = repairReason(rep.Reason[i])
-			}
-		}
-	} else if repaired != nil {
-		copy(keep, repaired)
-	}
-	var fits func(first, end int) bool
-	if p.cfg.budget.set() {
-		// Blank lines mostly cost nothing (a newline merges into the
-		// previous line's token) but the budget stays a hard limit.
-		used := 0
-		for i, k := range keep {
-			if k {
-				used += cost[i]
-			}
-		}
-		fits = func(first, end int) bool {
-			c := 0
-			for b := first; b < end; b++ {
-				c += cost[b]
-			}
-			if used+c > limit {
-				return false
-			}
-			used += c
-			return true
-		}
-	}
-	if repair && !slices.Contains(keep, true) {
-		// Nothing relevant: the output is still a file of its language
-		// (Go's package clause), where that fits.
-		for _, r := range a.Required() {
-			if r < len(keep) && (fits == nil || fits(r, r+1)) {
-				keep[r] = true
-				res.Lines[r].Reason = ReasonScope
-			}
-		}
-	}
-	bridgeBlankLines(text, lines, keep, res.Lines, fits)
-	for i := range keep {
-		res.Lines[i].Kept = keep[i]
-	}
-	var r astrepair.Rendered
-	if a != nil {
-		r, err = a.Render(ctx, keep)
-	} else {
-		r, err = astrepair.Render(ctx, text, lang, keep)
+		fo, err = f.thresholded(ctx, scores, covered, always, verdict, ts.inputToks)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pruner: render: %w", err)
+		return nil, err
 	}
-	res.Text = r.Text
-	for _, ph := range r.Placeholders {
+	if fo.whole != "" {
+		return p.wholeResult(res, text, fo.whole, ts.inputToks), nil
+	}
+	res.Notes = append(res.Notes, fo.notes...)
+	for i := range res.Lines {
+		res.Lines[i].Kept = fo.keep[i]
+		res.Lines[i].Reason = fo.why[i]
+	}
+	res.Text = fo.out.Text
+	for _, ph := range fo.out.Placeholders {
 		res.Placeholders = append(res.Placeholders, Placeholder{OutputLine: ph.OutputLine + 1, FirstLine: ph.FirstLine, LastLine: ph.LastLine})
 	}
+	res.Tokens.Kept = fo.outToks
 	return res, nil
+}
+
+// alwaysKeep marks the lines the options keep whatever their score.
+func (p *Pruner) alwaysKeep(text string, lines []chunk.Line) []bool {
+	keep := make([]bool, len(lines))
+	if len(keep) == 0 {
+		return keep
+	}
+	keep[0] = keep[0] || p.cfg.keepFirst
+	keep[len(keep)-1] = keep[len(keep)-1] || p.cfg.keepLast
+	if p.cfg.keepLine != nil {
+		for i, l := range lines {
+			if p.cfg.keepLine(text[l.Start:l.End]) {
+				keep[i] = true
+			}
+		}
+	}
+	return keep
+}
+
+// wholeResult turns res into the text returned whole, for the reason why.
+func (p *Pruner) wholeResult(res *Result, text, why string, inputToks int) *Result {
+	res.Text = text
+	res.Unpruned = why
+	res.Placeholders = nil
+	for i := range res.Lines {
+		res.Lines[i].Kept = true
+		res.Lines[i].Reason = ReasonUnpruned
+	}
+	res.Tokens.Kept = inputToks
+	return res
 }
 
 // bridgeBlankLines keeps blank lines whose nearest non-blank neighbours on
 // both sides are kept: folding them would cost a placeholder line to save
-// an empty one. fits, when not nil, says whether a run of blank lines may be
-// added (a budget's remaining room).
-func bridgeBlankLines(text string, lines []chunk.Line, keep []bool, out []Line, fits func(first, end int) bool) {
+// an empty one. fits says whether a run of blank lines may be added (a
+// budget's remaining room) and adds it.
+func bridgeBlankLines(text string, lines []chunk.Line, keep []bool, why []Reason, fits func(lines []int) bool) {
 	lastKept := false // the last non-blank line before i is kept
 	for i := 0; i < len(lines); {
 		if !isBlank(text[lines[i].Start:lines[i].End]) {
@@ -334,11 +302,17 @@ func bridgeBlankLines(text string, lines []chunk.Line, keep []bool, out []Line, 
 		for j < len(lines) && isBlank(text[lines[j].Start:lines[j].End]) {
 			j++
 		}
-		if lastKept && j < len(lines) && keep[j] && (fits == nil || fits(i, j)) {
+		if lastKept && j < len(lines) && keep[j] {
+			var run []int
 			for b := i; b < j; b++ {
 				if !keep[b] {
+					run = append(run, b)
+				}
+			}
+			if len(run) > 0 && fits(run) {
+				for _, b := range run {
 					keep[b] = true
-					out[b].Reason = ReasonBlank
+					why[b] = ReasonBlank
 				}
 			}
 		}

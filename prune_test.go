@@ -30,7 +30,7 @@ var (
 func tinyPruner(t testing.TB) *Pruner {
 	t.Helper()
 	sharedOnce.Do(func() {
-		sharedPruner, sharedErr = Load(context.Background(), tinyDir("tiny-lamr"), WithMaxLength(512))
+		sharedPruner, sharedErr = Load(context.Background(), tinyDir("tiny-lamr"), WithMaxLength(512), WithMinInputTokens(0))
 	})
 	require.NoError(t, sharedErr)
 	return sharedPruner
@@ -73,6 +73,13 @@ func checkInvariants(t testing.TB, text string, res *Result) {
 		} else {
 			require.NotEqual(t, ReasonNone, l.Reason, "kept line %d has no reason", l.Number)
 		}
+	}
+	if res.Text == "" && len(res.Placeholders) == 0 && len(removed) == len(lines) && len(lines) > 0 {
+		// Only a budget below the smallest output returns nothing, and it
+		// says so.
+		require.NotEmpty(t, res.Notes, "an empty output must say why")
+		require.Contains(t, strings.Join(res.Notes, "\n"), "below the smallest output")
+		return
 	}
 	// Placeholders: in output order, disjoint, covering exactly the removed lines.
 	var covered []int
@@ -304,10 +311,11 @@ func TestDecisionModes(t *testing.T) {
 func TestLexicalScorer(t *testing.T) {
 	ctx := context.Background()
 	for _, dir := range []string{"", tinyDir("tiny-lamr")} { // WithScorer(lexical) wins over a checkpoint
-		p, err := Load(ctx, dir, WithScorer(ScorerLexical))
+		p, err := Load(ctx, dir, WithScorer(ScorerLexical), WithMinInputTokens(0))
 		require.NoError(t, err)
 		assert.Equal(t, ScorerLexical, p.Kind())
-		text := "import time\n\n\ndef backoff(attempt):\n    return min(30, 2 ** attempt)\n\n\ndef unrelated():\n    return 42\n"
+		// The unrelated function is long enough that folding it pays.
+		text := "import time\n\n\ndef backoff(attempt):\n    return min(30, 2 ** attempt)\n\n\ndef unrelated():\n    return 42\n" + unrelatedPython
 		res, err := p.Prune(ctx, "how is the backoff delay for an attempt computed?", text)
 		require.NoError(t, err)
 		checkInvariants(t, text, res)
@@ -328,6 +336,19 @@ func TestLexicalScorer(t *testing.T) {
 	_, err := Load(ctx, "", WithScorer("magic"))
 	require.ErrorIs(t, err, ErrOption)
 }
+
+// unrelatedPython is a function no test query is about, long enough that
+// folding it saves more than its placeholder costs.
+const unrelatedPython = `
+
+def render_table(rows, columns, width=80):
+    header = " | ".join(c.title() for c in columns)
+    lines = [header, "-" * min(width, len(header))]
+    for row in rows:
+        cells = [str(row.get(c, "")) for c in columns]
+        lines.append(" | ".join(cells))
+    return "\n".join(lines)
+`
 
 // A query that leaves too little room for text is shortened to its head,
 // and the Result says so.
@@ -351,9 +372,10 @@ func TestLongQueryTruncated(t *testing.T) {
 }
 
 func TestKeepLines(t *testing.T) {
-	p, err := Load(context.Background(), "", WithKeepLines(func(l string) bool { return strings.Contains(l, "FAIL") }))
+	p, err := Load(context.Background(), "", WithKeepLines(func(l string) bool { return strings.Contains(l, "FAIL") }), WithMinInputTokens(0))
 	require.NoError(t, err)
-	text := "=== RUN TestA\n--- PASS: TestA\n=== RUN TestB\n    b_test.go:12: boom\n--- FAIL: TestB\nFAIL\nexit status 1\n"
+	text := "=== RUN TestA\n--- PASS: TestA\n=== RUN TestB\n    b_test.go:12: boom\n--- FAIL: TestB\nFAIL\nexit status 1\n" +
+		strings.Repeat("=== RUN TestC\n    c_test.go:40: connecting to the database at localhost\n--- PASS: TestC (0.01s)\n", 8)
 	res, err := p.Prune(context.Background(), "which test passed?", text)
 	require.NoError(t, err)
 	checkInvariants(t, text, res)
@@ -403,7 +425,7 @@ func TestSWEPrunerPlaceholders(t *testing.T) {
 // hop by default with a threshold, none under a budget unless asked.
 func TestDependencyHops(t *testing.T) {
 	ctx := context.Background()
-	text := "import math\n\nLIMIT = 30\n\n\ndef backoff(attempt):\n    return min(LIMIT, 2 ** attempt)\n\n\ndef other():\n    return math.pi\n"
+	text := "import math\n\nLIMIT = 30\n\n\ndef backoff(attempt):\n    return min(LIMIT, 2 ** attempt)\n\n\ndef other():\n    return math.pi\n" + unrelatedPython
 	limitLine := 3
 	tests := []struct {
 		name string
@@ -417,7 +439,7 @@ func TestDependencyHops(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Load(ctx, "", append([]Option{WithScorer(ScorerLexical)}, tc.opts...)...)
+			p, err := Load(ctx, "", append([]Option{WithScorer(ScorerLexical), WithMinInputTokens(0)}, tc.opts...)...)
 			require.NoError(t, err)
 			res, err := p.Prune(ctx, "backoff attempt", text)
 			require.NoError(t, err)
@@ -437,7 +459,7 @@ func TestDependencyHops(t *testing.T) {
 // its package clause, so that the output is still a Go file.
 func TestNothingKeptStillGo(t *testing.T) {
 	text := "package p\n\nimport \"fmt\"\n\nfunc f() {\n\tfmt.Println(1)\n}\n"
-	p, err := Load(context.Background(), "", WithScorer(ScorerLexical), WithThreshold(1))
+	p, err := Load(context.Background(), "", WithScorer(ScorerLexical), WithThreshold(1), WithMinInputTokens(0))
 	require.NoError(t, err)
 	res, err := p.Prune(context.Background(), "zzzz qqqq", text)
 	require.NoError(t, err)

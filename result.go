@@ -13,6 +13,7 @@ const (
 	ReasonGap        Reason = "gap"         // SWE-Pruner one-line gap filling
 	ReasonBlank      Reason = "blank"       // a blank line between kept lines
 	ReasonUnpruned   Reason = "unpruned"    // the whole text was returned (see Result.Unpruned)
+	ReasonCheaper    Reason = "cheaper"     // in a run a placeholder would not have shortened
 	// Repair reasons: the syntax pass added the line.
 	ReasonScope      Reason = "scope"      // enclosing class/function header
 	ReasonControl    Reason = "control"    // control-flow header or companion
