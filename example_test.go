@@ -69,13 +69,14 @@ def parse_link_header(value):
 `
 
 // Without a checkpoint, Load uses the embedded line model: no download, no
-// GPU, milliseconds per file. Here a line budget keeps 30% of the lines.
+// GPU, milliseconds per file. Here a line budget allows an output of 40% of
+// the input's lines, placeholders included.
 // Kept lines are verbatim; removed runs fold into placeholders in the
 // language's comment syntax; the repair pass keeps the headers the kept
 // lines need, so the output is still valid code.
 func Example() {
 	ctx := context.Background()
-	p, err := pruner.Load(ctx, "", pruner.WithLineBudget(0.3))
+	p, err := pruner.Load(ctx, "", pruner.WithLineBudget(0.4))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -86,16 +87,15 @@ func Example() {
 	fmt.Print(res.Text)
 	fmt.Printf("%s kept %d of %d lines\n", res.Scorer, len(res.KeptLines()), len(res.Lines))
 	// Output:
-	// # ... 4 lines omitted (1-4)
-	// DEFAULT_TIMEOUT = 10
-	// # ... 2 lines omitted (6-7)
+	// import json
+	// # ... 6 lines omitted (2-7)
 	// class Client:
 	//     # ... 10 lines omitted (9-18)
 	//     def get(self, path):
 	//         req = urllib.request.Request(self.base_url + path, headers=self._headers())
 	//         with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:
 	//             return json.load(resp)
-	// # ... 1 line omitted (23)
+	//
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
@@ -104,36 +104,32 @@ func Example() {
 	//                 time.sleep(backoff(attempt))
 	//         raise RuntimeError("gave up after %d attempts" % attempts)
 	// # ... 12 lines omitted (31-42)
-	// line kept 13 of 42 lines
+	// line kept 14 of 42 lines
 }
 
 // Load a checkpoint once, then prune any number of texts with it. The tiny
 // test checkpoint has random weights, so its choices are arbitrary; the
-// output shows the format: kept lines verbatim, removed runs folded into
-// placeholders, and the repair pass keeping the code readable.
+// output lists the runs it folded into placeholders.
 func ExampleLoad() {
 	ctx := context.Background()
 	p, err := pruner.Load(ctx, "testdata/tiny-lamr",
-		pruner.WithDecision(pruner.Marginal), pruner.WithThreshold(0.6))
+		pruner.WithDecision(pruner.Marginal), pruner.WithThreshold(0.9))
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := p.Prune(ctx, "how long do we wait between retries?", retrySource)
+	res, err := p.Prune(ctx, "how long do we wait between retries?", clientSource)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Print(res.Text)
+	for _, ph := range res.Placeholders {
+		fmt.Printf("lines %d-%d folded\n", ph.FirstLine, ph.LastLine)
+	}
 	fmt.Printf("kept %d of %d lines\n", len(res.KeptLines()), len(res.Lines))
 	// Output:
-	// # ... 7 lines omitted (1-7)
-	// def retry(call, attempts=5):
-	//     for attempt in range(attempts):
-	//         try:
-	//             return call()
-	//         except ConnectionError:
-	//             pass  # ... 1 line omitted (13)
-	//     raise RuntimeError("gave up")
-	// kept 6 of 14 lines
+	// lines 9-12 folded
+	// lines 20-20 folded
+	// lines 29-42 folded
+	// kept 23 of 42 lines
 }
 
 // Result.Lines says, for every input line, whether it was kept and why.
@@ -143,7 +139,7 @@ func ExampleResult_Lines() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := p.Prune(ctx, "which exception triggers a retry?", retrySource)
+	res, err := p.Prune(ctx, "which exception triggers a retry?", clientSource)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -152,9 +148,9 @@ func ExampleResult_Lines() {
 	}
 	// Output:
 	// 8 kept=true  reason="model"
-	//  9 kept=false reason=""
+	//  9 kept=true  reason="model"
 	// 10 kept=true  reason="model"
-	// 11 kept=true  reason="model"
+	// 11 kept=true  reason="cheaper"
 }
 
 // The SWE-Pruner renderer reproduces the original service's output, for
@@ -176,24 +172,33 @@ func ExampleWithSWEPrunerCompat() {
 }
 
 // A token budget replaces the threshold: the best lines are taken, with
-// what the repair pass adds for them, until the budget is spent.
+// what the repair pass adds for them, until the budget is spent. The budget
+// bounds the whole output, placeholders included, counted with the
+// tokenizer of Result.Tokens.
 func ExampleWithTokenBudget() {
 	ctx := context.Background()
-	p, err := pruner.Load(ctx, "testdata/tiny-lamr", pruner.WithTokenBudget(30))
+	p, err := pruner.Load(ctx, "", pruner.WithTokenBudget(150))
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := p.Prune(ctx, "how long do we wait between retries?", retrySource)
+	res, err := p.Prune(ctx, "how long do we wait between retries?", clientSource)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Print(res.Text)
+	fmt.Printf("%d of %d tokens\n", res.Tokens.Kept, res.Tokens.Input)
 	// Output:
 	// # ... 7 lines omitted (1-7)
-	// def retry(call, attempts=5):
-	//     for attempt in range(attempts):
-	//         try:
-	//             return call()
-	//         except ConnectionError:
-	//             pass  # ... 2 lines omitted (13-14)
+	// class Client:
+	//     # ... 10 lines omitted (9-18)
+	//     def get(self, path):
+	//         # ... 1 line omitted (20)
+	//         with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:
+	//             return json.load(resp)
+	//
+	//     def get_with_retries(self, path, attempts=5):
+	//         # ... 5 lines omitted (25-29)
+	//         raise RuntimeError("gave up after %d attempts" % attempts)
+	// # ... 12 lines omitted (31-42)
+	// 124 of 261 tokens
 }

@@ -256,17 +256,17 @@ func printReport(w io.Writer, rep *report) {
 	for _, g := range groups {
 		fmt.Fprintf(w, "== %s  (%d cases, %d parse-checked)\n", g.Name, g.Cases, g.ParseChecked)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "method\tr\trecall\thit\tprecision\tf1\tline_comp\tchar_comp\tparse_ok\tms/1Ktok\t")
+		fmt.Fprintln(tw, "method\tr\trecall\thit\tprecision\tf1\tline_comp\tout_comp\tchar_comp\tparse_ok\tms/1Ktok\t")
 		for _, row := range g.Rows {
 			s := row.Summary
 			parse := "-"
 			if s.ParseChecked > 0 {
 				parse = fmt.Sprintf("%.3f", s.ParseClean)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%.3f\t\n",
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%.3f\t\n",
 				row.Method, strconv.FormatFloat(row.Ratio, 'g', -1, 64),
 				s.Mean.Recall, s.Mean.Hit, s.Mean.Precision, s.Mean.F1,
-				s.Mean.LineComp, s.Mean.CharComp, parse, s.MsPer1KTokens)
+				s.Mean.LineComp, s.Mean.OutComp, s.Mean.CharComp, parse, s.MsPer1KTokens)
 		}
 		tw.Flush()
 		fmt.Fprintln(w)
@@ -548,6 +548,10 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 	add := func(method string, r float64, kept []int, out string, outLang syntax.Language, elapsed time.Duration, notes []string) {
 		res := caseResult{ID: c.ID, File: j.file, Method: method, Ratio: r, K: evalset.Budget(r, n),
 			Kept: kept, Metrics: c.Score(kept), Tokens: tokens, Elapsed: elapsed, Notes: notes}
+		if n > 0 {
+			// Placeholder lines are output lines too.
+			res.Metrics.OutComp = 1 - float64(len(chunk.SplitLines(out)))/float64(n)
+		}
 		if parseTarget {
 			res.Parse = ev.parseStatus(ctx, outLang, out)
 		}

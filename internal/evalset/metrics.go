@@ -21,6 +21,10 @@ type Metrics struct {
 	// CharComp is 1 − chars(kept) / chars(all), every line counted with its
 	// newline; characters are code points, as Python's len counts them.
 	CharComp float64 `json:"char_comp"`
+	// OutComp is 1 − output lines / lines, where the output counts its
+	// placeholder lines too; Score leaves it 0 and the caller, who has the
+	// output, sets it.
+	OutComp float64 `json:"out_comp"`
 }
 
 // Score computes the metrics of keeping the 1-based line numbers kept of
@@ -137,6 +141,7 @@ func Summarize(obs []Observation) Summary {
 		s.Mean.F1 += m.F1
 		s.Mean.LineComp += m.LineComp
 		s.Mean.CharComp += m.CharComp
+		s.Mean.OutComp += m.OutComp
 		switch o.Parse {
 		case ParseClean:
 			s.ParseChecked++
@@ -154,6 +159,7 @@ func Summarize(obs []Observation) Summary {
 		s.Mean.F1 /= n
 		s.Mean.LineComp /= n
 		s.Mean.CharComp /= n
+		s.Mean.OutComp /= n
 	}
 	if s.ParseChecked > 0 {
 		s.ParseClean = float64(clean) / float64(s.ParseChecked)
