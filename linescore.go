@@ -97,5 +97,44 @@ func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax
 		return nil, err
 	}
 	ts.tree = in.Tree
+	ts.evidence = rankEvidence(order, share, total, out.Keep)
 	return ts, nil
+}
+
+// rankEvidence summarizes how the line model's ranking is shaped, for the
+// relevance judgement: a query the text answers concentrates the ranking on
+// a few lines, one it does not leaves it flat. order is the ranked lines,
+// share their unnormalized softmax weights (total their sum), keep the
+// model's keep marginals.
+func rankEvidence(order []int, share []float64, total float64, keep []float32) *lineEvidence {
+	ev := &lineEvidence{}
+	n := len(order)
+	if n == 0 || !(total > 0) {
+		return ev
+	}
+	ev.top = share[0] / total
+	h := 0.0
+	above := 0.0
+	nucleus := n
+	for j, s := range share {
+		q := s / total
+		if q > 0 {
+			h -= q * math.Log(q)
+		}
+		if above < 1-lineThreshold {
+			nucleus = j + 1
+		}
+		above += q
+	}
+	if n > 1 {
+		ev.entropy = h / math.Log(float64(n))
+	}
+	ev.nucleus = float64(nucleus) / float64(n)
+	k := min(3, n)
+	for _, i := range order[:k] {
+		if m := float64(keep[i]); m >= 0 && m <= 1 {
+			ev.keepTop += m / float64(k)
+		}
+	}
+	return ev
 }

@@ -36,19 +36,23 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	if text == "" {
 		return &Result{Scorer: p.kind}, nil
 	}
-	if why, err := p.tooSmall(ctx, text); err != nil || why != "" {
-		if err != nil {
-			return nil, err
-		}
-		return p.unpruned(text, why), nil
-	}
 	// The language is detected once: the line model's features and the
-	// repair pass both need it, and detection reads the text.
+	// repair pass both need it, and detection reads the text. It comes
+	// first so that a bad WithLanguage fails whatever the text's size.
 	lang, err := p.language(text)
 	if err != nil {
 		return nil, err
 	}
+	if why, err := p.tooSmall(ctx, text); err != nil || why != "" {
+		if err != nil {
+			return nil, err
+		}
+		res := p.unpruned(text, why)
+		res.Language = string(lang)
+		return res, nil
+	}
 	var ts *tokenScores
+	var verdict relevanceVerdict
 	switch {
 	case p.lines != nil:
 		if ts, err = p.scoreLines(ctx, query, text, lang); err != nil {
@@ -66,7 +70,7 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	if p.cfg.renderer == RenderSWEPruner {
 		res = p.renderCompat(text, ts)
 	} else {
-		verdict, err := p.judgeRelevance(ctx, query, text, lang, ts)
+		verdict, err = p.judgeRelevance(ctx, query, text, ts)
 		if err != nil {
 			return nil, err
 		}
@@ -76,6 +80,9 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 		}
 	}
 	res.Score = ts.doc
+	if verdict.judged {
+		res.Score = verdict.prob
+	}
 	res.Scorer = p.kind
 	if p.model != nil {
 		res.TokenScores = make([]TokenScore, len(ts.byteSpans(text)))

@@ -28,6 +28,16 @@ type tokenScores struct {
 	modelToks int
 	windows   int
 	notes     []string
+	evidence  *lineEvidence // the line model's ranking shape, else nil
+}
+
+// lineEvidence is what the line model's ranking says about the whole
+// text's relevance (see rankEvidence).
+type lineEvidence struct {
+	top     float64 // the best line's share of the ranking
+	entropy float64 // the ranking's entropy ÷ log(lines): 1 is flat
+	nucleus float64 // share of the lines the default threshold keeps
+	keepTop float64 // mean keep marginal of the three best lines
 }
 
 // encoderFunc adapts a function to chunk.Encoder.

@@ -10,6 +10,13 @@
 //	go run ./examples/eval                       # dev set, r = 0.2
 //	go run ./examples/eval -lines 0.1,0.2,0.3 -json out.json
 //	go run ./examples/eval -model ./checkpoint ../shared/evalsets/dev/go_cli.jsonl
+//	go run ./examples/eval -lines default -shuffled  # off-topic queries
+//
+// -lines default (printed as r = 0) runs the library rows without a budget,
+// at their default threshold; the baselines, which need a k, sit it out.
+// -shuffled pairs every case with the query of a case from another
+// repository, so no line answers it: recall means nothing there and the
+// kept share (1 − line_comp) is what to read.
 //
 // Rows:
 //
@@ -81,6 +88,7 @@ type flags struct {
 	methods        map[string]bool
 	workers        int
 	parse          bool
+	shuffled       bool
 	paths          []string
 }
 
@@ -136,13 +144,14 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.model, "model", "", "checkpoint folder: adds the model+repair row")
-	fs.StringVar(&ratios, "lines", "0.2", "shares r of the lines kept, comma-separated (k = max(1, round(r·lines)))")
+	fs.StringVar(&ratios, "lines", "0.2", "shares r of the lines kept, comma-separated (k = max(1, round(r·lines))); default: no budget")
 	fs.Var(removedFlag("-ratio is gone (examples/prune used it for a token compression): -lines r[,r...] sets the shares of lines kept"),
 		"ratio", "removed: use -lines")
 	fs.StringVar(&f.jsonOut, "json", "", "write every summary and per-case result to this JSON file")
 	fs.StringVar(&methods, "methods", "all", "comma-separated rows to run: "+strings.Join(methodNames, ","))
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "cases scored in parallel (model rows run one case at a time)")
 	fs.BoolVar(&f.parse, "parse", true, "check that code outputs parse (tree-sitter)")
+	fs.BoolVar(&f.shuffled, "shuffled", false, "pair every case with the query of a case from another repository")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eval [flags] [FILE.jsonl | DIR ...]  (default: the shared dev set)")
 		fs.PrintDefaults()
@@ -154,9 +163,13 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		return nil, fmt.Errorf("%w: %w", errReported, err) // printed by the flag package, with the usage
 	}
 	for _, s := range strings.Split(ratios, ",") {
+		if strings.TrimSpace(s) == "default" {
+			f.ratios = append(f.ratios, 0)
+			continue
+		}
 		r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || !(r > 0 && r <= 1) {
-			return nil, fmt.Errorf("-lines %q: want shares in (0, 1]", s)
+			return nil, fmt.Errorf("-lines %q: want shares in (0, 1] or default", s)
 		}
 		f.ratios = append(f.ratios, r)
 	}
@@ -205,6 +218,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "eval: %v\n", err)
 		return exitRuntime
+	}
+	if f.shuffled {
+		files = evalset.ShuffleQueries(files)
 	}
 	ev, err := newEvaluator(ctx, f)
 	if err != nil {
@@ -337,7 +353,7 @@ func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
 		}
 		ev.builtin[m] = map[float64]*pruner.Pruner{}
 		for _, r := range f.ratios {
-			p, err := pruner.Load(ctx, "", pruner.WithScorer(row.scorer), pruner.WithLineBudget(r), pruner.WithRepair(row.repair))
+			p, err := pruner.Load(ctx, "", lineBudget(r, pruner.WithScorer(row.scorer), pruner.WithRepair(row.repair))...)
 			if err != nil {
 				return nil, err
 			}
@@ -351,12 +367,21 @@ func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
 		}
 		ev.kind = base.Kind()
 		for _, r := range f.ratios {
-			if ev.model[r], err = base.With(pruner.WithLineBudget(r)); err != nil {
+			if ev.model[r], err = base.With(lineBudget(r)...); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return ev, nil
+}
+
+// lineBudget returns opts with the option of a -lines share: r = 0
+// (default) sets no budget.
+func lineBudget(r float64, opts ...pruner.Option) []pruner.Option {
+	if r == 0 {
+		return opts
+	}
+	return append(opts, pruner.WithLineBudget(r))
 }
 
 // warmUp runs every library pruner once, untimed, so that one-time costs
@@ -573,23 +598,24 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 	}
 	for _, r := range ev.f.ratios {
 		k := evalset.Budget(r, n)
+		baselines := r > 0 // a baseline needs its k
 		if model {
 			if err := library("model+repair", ev.model[r], r); err != nil {
 				return o, err
 			}
 			continue
 		}
-		if ev.f.methods["bm25"] {
+		if baselines && ev.f.methods["bm25"] {
 			t0 := time.Now()
 			kept := evalset.BM25(c.Query, c.Text, k)
 			add("bm25", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
 		}
-		if ev.f.methods["first"] {
+		if baselines && ev.f.methods["first"] {
 			t0 := time.Now()
 			kept := evalset.First(n, k)
 			add("first", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
 		}
-		if ev.f.methods["random"] {
+		if baselines && ev.f.methods["random"] {
 			t0 := time.Now()
 			kept := evalset.Random(c.ID, r, n, k)
 			add("random", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)

@@ -60,6 +60,8 @@ type flags struct {
 	maxLength, tokenBudget             int
 	maxInput                           int64
 	maxInputLines                      int
+	minTokens                          int
+	minRelevance                       float64
 }
 
 // removedFlag is a flag that no longer exists; setting it fails with
@@ -102,6 +104,8 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.BoolVar(&f.noRepair, "no-repair", false, "skip the syntax-aware repair pass")
 	fs.BoolVar(&f.keepFirst, "keep-first", false, "always keep the first line")
 	fs.BoolVar(&f.keepLast, "keep-last", false, "always keep the last line")
+	fs.IntVar(&f.minTokens, "min-tokens", pruner.DefaultMinInputTokens, "inputs shorter than this many tokens come back whole when no budget is set; 0 prunes any size")
+	fs.Float64Var(&f.minRelevance, "min-relevance", -1, "fold a text whose relevance to -q is below this to a skeleton (default: the line model's calibrated gate); 0 turns the gate off")
 	fs.BoolVar(&f.binary, "binary", false, "prune input that looks binary as text (default: refuse it, exit code 3)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -152,7 +156,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		pruner.WithMaxLength(f.maxLength),
 		pruner.WithKeepFirstLine(f.keepFirst), pruner.WithKeepLastLine(f.keepLast),
 		pruner.WithFileName(f.file), pruner.WithDecision(pruner.Decision(f.decision)),
-		pruner.WithBinaryInput(f.binary),
+		pruner.WithBinaryInput(f.binary), pruner.WithMinInputTokens(f.minTokens),
+	}
+	if f.minRelevance != -1 {
+		opts = append(opts, pruner.WithMinRelevance(f.minRelevance))
 	}
 	if f.threshold != -1 {
 		opts = append(opts, pruner.WithThreshold(f.threshold))
@@ -218,6 +225,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	kept := len(res.KeptLines())
 	fmt.Fprintf(stderr, "prune: %s kept %d of %d lines, %d of %d tokens (score %.3f)\n",
 		res.Scorer, kept, len(res.Lines), res.Tokens.Kept, res.Tokens.Input, res.Score)
+	if res.Unpruned != "" {
+		fmt.Fprintf(stderr, "prune: returned whole: %s\n", res.Unpruned)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stderr, "prune: note: %s\n", n)
+	}
 	return exitOK
 }
 

@@ -18,7 +18,24 @@ import (
 	"github.com/prunekit/pruner"
 )
 
-const sample = "import time\n\n\ndef backoff(attempt):\n    return min(30, 2 ** attempt)\n\n\ndef unrelated():\n    return 42\n"
+const sample = `import time
+
+
+def backoff(attempt):
+    return min(30, 2 ** attempt)
+
+
+def render_table(rows, columns, width=80):
+    header = " | ".join(c.title() for c in columns)
+    lines = [header, "-" * min(width, len(header))]
+    for row in rows:
+        cells = [str(row.get(c, "")) for c in columns]
+        lines.append(" | ".join(cells))
+    return "\n".join(lines)
+`
+
+// unrelatedLine is a line of sample that no backoff query needs.
+const unrelatedLine = `cells = [str(row.get(c, ""))`
 
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
@@ -34,10 +51,12 @@ func TestRun(t *testing.T) {
 		notStdout []string
 		stderr    []string
 	}{
-		{"file input, line model", []string{"-q", "how is the backoff delay computed?", "-f", file}, "", exitOK,
-			[]string{"def backoff(attempt):"}, []string{"return 42"}, []string{"line kept"}},
-		{"file input, lexical", []string{"-q", "how is the backoff delay computed?", "-scorer", "lexical", "-f", file}, "", exitOK,
-			[]string{"def backoff(attempt):"}, []string{"return 42"}, []string{"lexical (BM25) baseline"}},
+		{"small input whole", []string{"-q", "how is the backoff delay computed?", "-f", file}, "", exitOK,
+			[]string{"def backoff(attempt):", unrelatedLine}, nil, []string{"returned whole: shorter than 200 tokens"}},
+		{"file input, line model", []string{"-q", "how is the backoff delay computed?", "-min-tokens", "0", "-f", file}, "", exitOK,
+			[]string{"def backoff(attempt):", "omitted"}, nil, []string{"line kept"}},
+		{"file input, lexical", []string{"-q", "how is the backoff delay computed?", "-scorer", "lexical", "-min-tokens", "0", "-f", file}, "", exitOK,
+			[]string{"def backoff(attempt):"}, []string{unrelatedLine}, []string{"lexical (BM25) baseline"}},
 		{"lexical shorthand", []string{"-q", "backoff attempt", "-lexical", "-json", "-f", file}, "", exitOK,
 			[]string{`"scorer": "lexical"`}, nil, []string{"lexical (BM25) baseline"}},
 		{"unknown scorer", []string{"-q", "x", "-scorer", "magic"}, "", exitUsage, nil, nil, []string{"unknown scorer"}},
@@ -55,8 +74,10 @@ func TestRun(t *testing.T) {
 			[]string{"(filtered"}, nil, nil},
 		{"tiny model", []string{"-model", tiny, "-q", "backoff", "-f", file}, "", exitOK,
 			nil, nil, []string{"lamr kept"}},
-		{"budget", []string{"-q", "backoff attempt", "-budget", "20", "-f", file}, "", exitOK,
-			[]string{"def backoff(attempt):"}, []string{"return 42"}, nil},
+		{"bad -min-tokens", []string{"-q", "x", "-min-tokens", "-1"}, "", exitUsage, nil, nil, []string{"min"}},
+		{"bad -min-relevance", []string{"-q", "x", "-min-relevance", "2"}, "", exitUsage, nil, nil, []string{"relevance"}},
+		{"budget", []string{"-q", "backoff attempt", "-budget", "60", "-f", file}, "", exitOK,
+			[]string{"def backoff(attempt):"}, []string{unrelatedLine}, nil},
 		{"missing query", []string{"-f", file}, "", exitUsage, nil, nil, []string{"-q is required"}},
 		{"unknown flag", []string{"-q", "x", "-bogus"}, "", exitUsage, nil, nil, []string{"bogus"}},
 		{"stray argument", []string{"-q", "x", "extra"}, "", exitUsage, nil, nil, []string{"unexpected arguments"}},
@@ -71,7 +92,7 @@ func TestRun(t *testing.T) {
 		{"input at -max-input", []string{"-q", "backoff", "-max-input", strconv.Itoa(len(sample))}, sample, exitOK, []string{"def backoff"}, nil, nil},
 		{"-max-input 0 lifts the cap", []string{"-q", "backoff", "-max-input", "0"}, sample, exitOK, []string{"def backoff"}, nil, nil},
 		{"input over -max-input-lines", []string{"-q", "backoff", "-max-input-lines", "3"}, sample, exitTooBig,
-			nil, nil, []string{"input too large", "9 lines > limit 3", "-max-input-lines"}},
+			nil, nil, []string{"input too large", "14 lines > limit 3", "-max-input-lines"}},
 		{"negative -max-input", []string{"-q", "x", "-max-input", "-1"}, "", exitUsage, nil, nil, []string{"0 lifts"}},
 		{"bad threshold", []string{"-q", "x", "-threshold", "7"}, "", exitUsage, nil, nil, []string{"threshold"}},
 		{"missing file", []string{"-q", "x", "-f", filepath.Join(dir, "nope.py")}, "", exitRuntime, nil, nil, []string{"nope.py"}},

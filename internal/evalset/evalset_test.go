@@ -281,3 +281,25 @@ func TestBM25MatchesPrintedTable(t *testing.T) {
 		}
 	}
 }
+
+func TestShuffleQueries(t *testing.T) {
+	files := []evalset.File{
+		{Name: "a", Cases: []evalset.Case{{ID: "1", Repo: "x", Query: "qx1"}, {ID: "2", Repo: "x", Query: "qx2"}}},
+		{Name: "b", Cases: []evalset.Case{{ID: "3", Repo: "y", Query: "qy1"}, {ID: "4", Repo: "z", Query: "qz1"}}},
+	}
+	got := evalset.ShuffleQueries(files)
+	repoOf := map[string]string{"qx1": "x", "qx2": "x", "qy1": "y", "qz1": "z"}
+	require.Len(t, got, 2)
+	for fi, f := range got {
+		require.Len(t, f.Cases, len(files[fi].Cases))
+		for ci, c := range f.Cases {
+			assert.Equal(t, files[fi].Cases[ci].ID, c.ID)
+			assert.NotEqual(t, c.Repo, repoOf[c.Query], "case %s keeps a query of its own repository", c.ID)
+		}
+	}
+	assert.Equal(t, "qx1", files[0].Cases[0].Query, "the input is not modified")
+	assert.Equal(t, got, evalset.ShuffleQueries(files), "deterministic")
+
+	one := []evalset.File{{Cases: []evalset.Case{{Repo: "x", Query: "q"}}}}
+	assert.Equal(t, "q", evalset.ShuffleQueries(one)[0].Cases[0].Query, "no other repository: the query stays")
+}

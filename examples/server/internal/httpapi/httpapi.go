@@ -459,6 +459,8 @@ type NativeOptions struct {
 	Overlap         *int     `json:"chunk_overlap_tokens,omitempty"`
 	Decision        string   `json:"decision,omitempty"`
 	SWEPrunerCompat bool     `json:"swepruner_compat,omitempty"`
+	MinTokens       *int     `json:"min_tokens,omitempty"`    // smaller inputs come back whole; 0 prunes any size
+	MinRelevance    *float64 `json:"min_relevance,omitempty"` // the relevance gate; 0 turns it off
 }
 
 func (o NativeOptions) options() ([]pruner.Option, error) {
@@ -505,6 +507,12 @@ func (o NativeOptions) options() ([]pruner.Option, error) {
 	}
 	if o.Decision != "" {
 		opts = append(opts, pruner.WithDecision(pruner.Decision(o.Decision)))
+	}
+	if o.MinTokens != nil {
+		opts = append(opts, pruner.WithMinInputTokens(*o.MinTokens))
+	}
+	if o.MinRelevance != nil {
+		opts = append(opts, pruner.WithMinRelevance(*o.MinRelevance))
 	}
 	return opts, nil
 }
@@ -568,6 +576,9 @@ func (h *Handler) run(ctx context.Context, p engine, query, text string) (*prune
 		return nil, http.StatusBadRequest, err
 	case errors.Is(err, pruner.ErrInputTooLarge):
 		return nil, http.StatusRequestEntityTooLarge, err
+	case errors.Is(err, pruner.ErrBinaryInput):
+		// The request is well-formed; its text is not something to prune.
+		return nil, http.StatusUnprocessableEntity, err
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, http.StatusGatewayTimeout, fmt.Errorf("prune did not finish within %v: %w", h.cfg.Timeout, err)
 	case errors.Is(err, context.Canceled):

@@ -150,6 +150,8 @@ func TestErrors(t *testing.T) {
 		{"native two budgets", http.MethodPost, "/v1/prune", `{"query":"q","text":"x","options":{"token_budget":10,"line_budget":0.5}}`, http.StatusBadRequest},
 		{"native bad language", http.MethodPost, "/v1/prune", `{"query":"q","text":"x","options":{"language":"klingon"}}`, http.StatusBadRequest},
 		{"native bad decision", http.MethodPost, "/v1/prune", `{"query":"q","text":"x","options":{"decision":"coin"}}`, http.StatusBadRequest},
+		{"native binary text", http.MethodPost, "/v1/prune", `{"query":"q","text":"\u0000\u0000\u0000\u0000IHDR\u0000\u0000"}`, http.StatusUnprocessableEntity},
+		{"binary code", http.MethodPost, "/prune", `{"query":"q","code":"\u0000\u0000\u0000\u0000IHDR\u0000\u0000"}`, http.StatusUnprocessableEntity},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -243,9 +245,10 @@ func TestNative(t *testing.T) {
 			assert.Equal(t, []int{1, 2, 3, 4, 5, 6}, got.KeptLines())
 			assert.Empty(t, got.Placeholders)
 		}},
-		{"line budget", map[string]any{"line_budget": 0.2, "repair": false}, func(t *testing.T, got pruner.Result) {
-			assert.Len(t, got.KeptLines(), 1)
+		{"line budget", map[string]any{"line_budget": 0.5, "repair": false}, func(t *testing.T, got pruner.Result) {
+			assert.NotEmpty(t, got.KeptLines())
 			assert.NotEmpty(t, got.Placeholders)
+			assert.LessOrEqual(t, len(got.KeptLines())+len(got.Placeholders), 3, "placeholder lines count against a line budget")
 		}},
 		{"keep last line at threshold 1, text language", map[string]any{"threshold": 1, "keep_last_line": true, "language": "text"},
 			func(t *testing.T, got pruner.Result) {
@@ -259,7 +262,11 @@ func TestNative(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": snippet, "options": tc.opts})
+			opts := map[string]any{"min_tokens": 0} // the snippet is small
+			for k, v := range tc.opts {
+				opts[k] = v
+			}
+			status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": snippet, "options": opts})
 			require.Equal(t, http.StatusOK, status, string(body))
 			var got pruner.Result
 			require.NoError(t, json.Unmarshal(body, &got))
@@ -302,9 +309,13 @@ func TestNativeIsResult(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": snippet, "options": tc.opts})
+			opts := map[string]any{"min_tokens": 0} // the snippet is small
+			for k, v := range tc.opts {
+				opts[k] = v
+			}
+			status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": snippet, "options": opts})
 			require.Equal(t, http.StatusOK, status, string(body))
-			q, err := p.With(tc.lib...)
+			q, err := p.With(append(tc.lib, pruner.WithMinInputTokens(0))...)
 			require.NoError(t, err)
 			res, err := q.Prune(ctx, "add two numbers", snippet)
 			require.NoError(t, err)
@@ -334,15 +345,16 @@ func TestLexicalScorer(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, "lexical", health["scorer"])
 
-	code := "def add(a, b):\n    return a + b\n\n\ndef subtract(a, b):\n    return a - b\n\n\ndef multiply(a, b):\n    return a * b\n"
-	status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "subtract", "text": code})
+	body3 := "    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):\n        raise TypeError(\"numbers only, got %r and %r\" % (a, b))\n"
+	code := "def add(a, b):\n" + body3 + "    return a + b\n\n\ndef subtract(a, b):\n    return a - b\n\n\ndef multiply(a, b):\n" + body3 + "    return a * b\n"
+	status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "subtract", "text": code, "options": map[string]any{"min_tokens": 0}})
 	require.Equal(t, http.StatusOK, status, string(body))
 	var got pruner.Result
 	require.NoError(t, json.Unmarshal(body, &got))
 	assert.Equal(t, "lexical", got.Scorer)
-	assert.Contains(t, got.KeptLines(), 5)
-	assert.NotContains(t, got.KeptLines(), 1)
-	assert.NotContains(t, got.KeptLines(), 9)
+	assert.Contains(t, got.KeptLines(), 7)
+	assert.NotContains(t, got.KeptLines(), 2)
+	assert.NotContains(t, got.KeptLines(), 12)
 
 	status, body = post(t, srv.URL+"/prune", map[string]any{"query": "subtract", "code": code})
 	require.Equal(t, http.StatusOK, status, string(body))

@@ -1,0 +1,232 @@
+package pruner
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"go/format"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/internal/evalset"
+)
+
+// gateSample is one (query, text) pair's features and whether the query is
+// the text's own (1) or another repository's (0).
+type gateSample struct {
+	f     []float64
+	label float64
+}
+
+// gateSamples computes the gate's features of every case of files with
+// its own query and with a shuffled one.
+func gateSamples(t *testing.T, p *Pruner, files []evalset.File) []gateSample {
+	t.Helper()
+	ctx := context.Background()
+	var out []gateSample
+	for label, fs := range [][]evalset.File{evalset.ShuffleQueries(files), files} {
+		for _, f := range fs {
+			for _, c := range f.Cases {
+				q, err := p.With(WithFileName(c.Path))
+				require.NoError(t, err)
+				lang, err := q.language(c.Text)
+				require.NoError(t, err)
+				ts, err := q.scoreLines(ctx, c.Query, c.Text, lang)
+				require.NoError(t, err, c.ID)
+				feats, err := relevanceFeatures(ctx, c.Query, c.Text, ts.lines, ts.evidence)
+				require.NoError(t, err)
+				out = append(out, gateSample{feats, float64(label)})
+			}
+		}
+	}
+	return out
+}
+
+// readTraindata reads shared/traindata's cases of one split, every step-th.
+func readTraindata(t *testing.T, split string, step int) []evalset.File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "shared", "traindata", "*.jsonl.gz"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths, "the gate is fitted on shared/traindata")
+	sort.Strings(paths)
+	var files []evalset.File
+	k := 0
+	for _, path := range paths {
+		fh, err := os.Open(path)
+		require.NoError(t, err)
+		zr, err := gzip.NewReader(fh)
+		require.NoError(t, err)
+		sc := bufio.NewScanner(zr)
+		sc.Buffer(make([]byte, 1<<20), 1<<26)
+		f := evalset.File{Path: path, Name: strings.TrimSuffix(filepath.Base(path), ".jsonl.gz")}
+		for sc.Scan() {
+			var c struct {
+				evalset.Case
+				Split string `json:"split"`
+			}
+			require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
+			if c.Split != split {
+				continue
+			}
+			if k%step == 0 {
+				f.Cases = append(f.Cases, c.Case)
+			}
+			k++
+		}
+		require.NoError(t, sc.Err())
+		fh.Close()
+		files = append(files, f)
+	}
+	return files
+}
+
+// gatedShares returns the shares of shuffled and of matched pairs whose
+// gate probability is below th.
+func gatedShares(s []gateSample, prob []float64, th float64) (shuffled, matched float64) {
+	var ns, nm float64
+	for i, x := range s {
+		if x.label == 0 {
+			ns++
+			if prob[i] < th {
+				shuffled++
+			}
+		} else {
+			nm++
+			if prob[i] < th {
+				matched++
+			}
+		}
+	}
+	return shuffled / ns, matched / nm
+}
+
+// maxMatchedGated is the operating point chosen on the val split: the
+// largest threshold that gates at most this share of the matched pairs (a
+// relevant text folded to a skeleton costs the agent a re-read, an
+// off-topic one kept at length only tokens).
+const maxMatchedGated = 0.03
+
+// TestFitRelevanceGate refits the relevance gate on shared/traindata (every
+// third case of the train split; the threshold on the val split) and
+// rewrites relevance_gate.go. Run with PRUNER_FIT_GATE=1; deterministic.
+func TestFitRelevanceGate(t *testing.T) {
+	if os.Getenv("PRUNER_FIT_GATE") == "" {
+		t.Skip("set PRUNER_FIT_GATE=1 to refit the relevance gate")
+	}
+	p, err := Load(context.Background(), "")
+	require.NoError(t, err)
+	train := gateSamples(t, p, readTraindata(t, "train", 3))
+	val := gateSamples(t, p, readTraindata(t, "val", 1))
+	d := len(train[0].f)
+	mean, scale := make([]float64, d), make([]float64, d)
+	for _, s := range train {
+		for j, v := range s.f {
+			mean[j] += v / float64(len(train))
+		}
+	}
+	for _, s := range train {
+		for j, v := range s.f {
+			scale[j] += (v - mean[j]) * (v - mean[j]) / float64(len(train))
+		}
+	}
+	for j := range scale {
+		scale[j] = math.Sqrt(scale[j]) + 1e-9
+	}
+	// Full-batch gradient descent on the L2-regularized log loss.
+	w, b := make([]float64, d), 0.0
+	const lr, l2 = 0.5, 1e-3
+	z := func(f []float64) float64 {
+		s := b
+		for j, v := range f {
+			s += w[j] * (v - mean[j]) / scale[j]
+		}
+		return s
+	}
+	for range 1000 {
+		gw, gb := make([]float64, d), 0.0
+		for _, s := range train {
+			g := 1/(1+math.Exp(-z(s.f))) - s.label
+			gb += g
+			for j, v := range s.f {
+				gw[j] += g * (v - mean[j]) / scale[j]
+			}
+		}
+		n := float64(len(train))
+		b -= lr * gb / n
+		for j := range w {
+			w[j] -= lr * (gw[j]/n + l2*w[j])
+		}
+	}
+	prob := make([]float64, len(val))
+	for i, s := range val {
+		prob[i] = 1 / (1 + math.Exp(-z(s.f)))
+	}
+	th := 0.0
+	for c := 0.01; c < 1; c += 0.01 {
+		if _, m := gatedShares(val, prob, c); m > maxMatchedGated {
+			break
+		}
+		th = math.Round(c*100) / 100
+	}
+	sh, m := gatedShares(val, prob, th)
+	t.Logf("val: threshold %.2f gates %.3f of shuffled and %.3f of matched pairs (%d train, %d val samples)", th, sh, m, len(train), len(val))
+	src := fmt.Sprintf(`// Code generated by TestFitRelevanceGate (PRUNER_FIT_GATE=1); DO NOT EDIT.
+
+package pruner
+
+// The relevance gate: a logistic regression over relevanceFeatures,
+// standardized by gateMean and gateScale, fitted on %d train samples;
+// gateThreshold gates %.3f of the val split's shuffled pairs and %.3f of
+// its matched ones.
+var (
+	gateMean    = %#v
+	gateScale   = %#v
+	gateWeights = %#v
+)
+
+const (
+	gateBias      = %v
+	gateThreshold = %v
+)
+`, len(train), sh, m, mean, scale, w, b, th)
+	out, err := format.Source([]byte(src))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile("relevance_gate.go", out, 0o644))
+}
+
+// TestRelevanceGate holds the fitted gate to its operating point on the
+// dev set, which it never saw: most off-topic queries are gated, few
+// matched ones.
+func TestRelevanceGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scores the dev set")
+	}
+	require.Greater(t, gateThreshold, 0.0, "relevance_gate.go is fitted")
+	p, err := Load(context.Background(), "")
+	require.NoError(t, err)
+	files, err := evalset.Load(filepath.Join("..", "shared", "evalsets", "dev"))
+	require.NoError(t, err)
+	if !*long {
+		for i := range files {
+			files[i].Cases = files[i].Cases[:min(len(files[i].Cases), 20)]
+		}
+	}
+	s := gateSamples(t, p, files)
+	prob := make([]float64, len(s))
+	for i, x := range s {
+		prob[i] = gateProb(x.f)
+	}
+	sh, m := gatedShares(s, prob, gateThreshold)
+	t.Logf("dev: threshold %.2f gates %.3f of shuffled and %.3f of matched pairs", gateThreshold, sh, m)
+	assert.Greater(t, sh, 0.2, "the gate catches off-topic queries")
+	assert.Less(t, m, 0.08, "the gate rarely folds a text its query is about")
+}
