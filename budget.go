@@ -52,22 +52,13 @@ func (p *Pruner) placeholderTokens(n int, lang syntax.Language) int {
 // whole text's count by the few tokens that span blank lines.
 func (p *Pruner) lineTokens(ctx context.Context, text string, lines []chunk.Line) ([]int, error) {
 	cost := make([]int, len(lines))
+	c := p.tok.NewCounter(ctx)
 	for i, l := range lines {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		n, err := c.Count(text[l.Start:l.TermEnd])
+		if err != nil {
+			return nil, err
 		}
-		s := text[l.Start:l.TermEnd]
-		if len(s) > 1<<16 {
-			n, err := p.tok.CountContext(ctx, s)
-			if err != nil {
-				return nil, err
-			}
-			cost[i] = n
-			continue
-		}
-		cost[i] = p.tok.Count(s)
+		cost[i] = n
 	}
 	return cost, nil
 }

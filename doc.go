@@ -41,6 +41,22 @@
 // scores are averaged. Prune is safe for concurrent use. Nothing is ever
 // downloaded.
 //
+// # The output contract
+//
+// A budget bounds the whole output in its unit: WithTokenBudget counts every
+// output token, placeholders included, with the tokenizer of Result.Tokens;
+// WithLineBudget counts output lines, placeholder lines included;
+// WithCompression bounds output tokens by input tokens ÷ ratio. When
+// nothing useful fits, Result.Notes says so. A run is folded only when its
+// placeholder costs fewer tokens than the run (otherwise its lines stay,
+// with ReasonCheaper). Without a budget an output never has more tokens
+// than its input — a text that folding would not shorten comes back whole
+// with Result.Unpruned saying why — and texts under DefaultMinInputTokens
+// tokens come back whole (WithMinInputTokens). With the line model a
+// relevance gate folds a text that does not seem to answer the query to a
+// skeleton with a note (WithMinRelevance; Result.Score is the gate's
+// probability).
+//
 // # Bounded work
 //
 // Work and memory grow linearly with the text whatever its shape (deep

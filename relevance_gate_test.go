@@ -215,11 +215,6 @@ func TestRelevanceGate(t *testing.T) {
 	require.NoError(t, err)
 	files, err := evalset.Load(filepath.Join("..", "shared", "evalsets", "dev"))
 	require.NoError(t, err)
-	if !*long {
-		for i := range files {
-			files[i].Cases = files[i].Cases[:min(len(files[i].Cases), 20)]
-		}
-	}
 	s := gateSamples(t, p, files)
 	prob := make([]float64, len(s))
 	for i, x := range s {

@@ -73,9 +73,10 @@ type Result struct {
 	// Placeholders lists the folded runs in output order.
 	Placeholders []Placeholder `json:"placeholders"`
 	// Score is the document-level relevance in [0,1]: the skimmer's
-	// document score (max over windows), the line model's best line
-	// probability, or the share of the query's identifier pieces found by
-	// the lexical scorer.
+	// document score (max over windows), the line model's relevance gate
+	// probability (that the text answers the query; its best line's keep
+	// probability when the gate is off, WithMinRelevance(0)), or the share
+	// of the query's identifier pieces found by the lexical scorer.
 	Score float64 `json:"score"`
 	// TokenScores holds the per-token scores of a token-level scorer (the
 	// Qwen3 skimmer), in text order; nil for line scorers.

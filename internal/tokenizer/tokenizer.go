@@ -138,6 +138,26 @@ func (t *Tokenizer) Count(text string) int {
 func (t *Tokenizer) CountContext(ctx context.Context, text string) (int, error) {
 	e := encoder{t: t}
 	e.setContext(ctx)
+	return e.count(text)
+}
+
+// Counter counts the tokens of many short texts (a text's lines) with one
+// set of scratch buffers, so that counting line by line allocates nothing
+// per line. It is not safe for concurrent use.
+type Counter struct{ e encoder }
+
+// NewCounter returns a Counter whose counts stop early, returning
+// ctx.Err(), when ctx is done.
+func (t *Tokenizer) NewCounter(ctx context.Context) *Counter {
+	c := &Counter{e: encoder{t: t}}
+	c.e.setContext(ctx)
+	return c
+}
+
+// Count returns the number of tokens Encode would return for text.
+func (c *Counter) Count(text string) (int, error) { return c.e.count(text) }
+
+func (e *encoder) count(text string) (int, error) {
 	text = normalizeCtx(text, e.sc.cancel).text
 	n := 0
 	for i := 0; i < len(text) && !e.sc.cancel.cancelled(); {

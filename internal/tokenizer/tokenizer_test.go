@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -353,4 +354,22 @@ func TestParseVocabJSON(t *testing.T) {
 	for _, bad := range []string{``, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1} x`, `{"a\x01":1}`, `{"\q":1}`, `{"\u12":1}`, `{"a":1.5}`, `{a:1}`} {
 		assert.ErrorIs(t, collect(bad), errSyntax, "%q", bad)
 	}
+}
+
+// TestCounterMatchesCount: a Counter reused over many texts counts each as
+// Count does, and stops with the context's error.
+func TestCounterMatchesCount(t *testing.T) {
+	tok, err := Qwen3()
+	require.NoError(t, err)
+	texts := []string{"", "\n", "def f(x):\n", "    return x + 1\n", strings.Repeat("a", 5000), "héllo wörld\r\n", "\xff\xfe bad utf-8\n", "日本語のテキスト\n"}
+	c := tok.NewCounter(context.Background())
+	for _, s := range texts {
+		n, err := c.Count(s)
+		require.NoError(t, err)
+		assert.Equal(t, tok.Count(s), n, "%q", s)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = tok.NewCounter(ctx).Count(strings.Repeat("word ", 100000))
+	require.ErrorIs(t, err, context.Canceled)
 }
