@@ -76,7 +76,10 @@ func (f *folder) thresholded(ctx context.Context, scores []float64, covered, alw
 	if err := f.unfold(ctx, fo, nil); err != nil {
 		return nil, err
 	}
-	if fo.outToks >= inputToks {
+	switch {
+	case !slices.Contains(fo.keep, false):
+		fo.whole = "every line is kept"
+	case fo.outToks >= inputToks:
 		fo.whole = fmt.Sprintf("folding would not shorten it (%d tokens pruned, %d whole)", fo.outToks, inputToks)
 	}
 	return fo, nil

@@ -247,6 +247,16 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		return nil, err
 	}
 	if fo.whole != "" {
+		if fo.keep != nil {
+			// The lines the decision kept say why; the rest are back
+			// because the text is.
+			for i := range res.Lines {
+				res.Lines[i].Kept, res.Lines[i].Reason = true, ReasonUnpruned
+				if fo.keep[i] {
+					res.Lines[i].Reason = fo.why[i]
+				}
+			}
+		}
 		return p.wholeResult(res, text, fo.whole, ts.inputToks), nil
 	}
 	res.Notes = append(res.Notes, fo.notes...)
@@ -280,14 +290,16 @@ func (p *Pruner) alwaysKeep(text string, lines []chunk.Line) []bool {
 	return keep
 }
 
-// wholeResult turns res into the text returned whole, for the reason why.
+// wholeResult turns res into the text returned whole, for the reason why;
+// lines not kept yet are kept with ReasonUnpruned.
 func (p *Pruner) wholeResult(res *Result, text, why string, inputToks int) *Result {
 	res.Text = text
 	res.Unpruned = why
 	res.Placeholders = nil
 	for i := range res.Lines {
-		res.Lines[i].Kept = true
-		res.Lines[i].Reason = ReasonUnpruned
+		if !res.Lines[i].Kept {
+			res.Lines[i].Kept, res.Lines[i].Reason = true, ReasonUnpruned
+		}
 	}
 	res.Tokens.Kept = inputToks
 	return res

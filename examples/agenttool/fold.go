@@ -153,7 +153,8 @@ type Folder struct {
 // NewFolder returns a Folder pruning with p. The Pruner's own options
 // (threshold, budget, scorer, input limits) apply; the Folder adds
 // pruner.WithKeepLastLine and, for its keep patterns,
-// pruner.WithKeepLines (replacing one set on p).
+// pruner.WithKeepLines (replacing one set on p), and replaces the library's
+// small-input rule (pruner.WithMinInputTokens) by its own (WithMinChars).
 func NewFolder(p *pruner.Pruner, opts ...Option) (*Folder, error) {
 	if p == nil {
 		return nil, errors.New("agenttool: nil pruner")
@@ -254,6 +255,11 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 	}
 	out.Result = res
 	if res.Unpruned != "" {
+		for i, l := range res.Lines {
+			if l.Reason == pruner.ReasonAlwaysKeep && i < len(lines)-1 && f.mustKeep(output[lines[i].Start:lines[i].End]) {
+				out.ForcedLines++ // kept by the pruner for the policy
+			}
+		}
 		return whole(res.Unpruned)
 	}
 	if len(res.Lines) != len(lines) {
@@ -307,7 +313,9 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 func (f *Folder) prune(ctx context.Context, question, output, fileName string) (*pruner.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.timeout)
 	defer cancel()
-	p, err := f.p.With(pruner.WithKeepLastLine(true), pruner.WithKeepLines(f.mustKeep), pruner.WithFileName(fileName))
+	// WithMinChars is the Folder's rule for small outputs; the library's
+	// own (WithMinInputTokens) would apply a second one.
+	p, err := f.p.With(pruner.WithKeepLastLine(true), pruner.WithKeepLines(f.mustKeep), pruner.WithFileName(fileName), pruner.WithMinInputTokens(0))
 	if err != nil {
 		return nil, fmt.Errorf("agenttool: %w", err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// pySource is a Python file of about 700 characters.
+// pySource is a Python file of about 900 characters.
 const pySource = `import time
 
 DEFAULT_RETRIES = 3
@@ -38,7 +38,11 @@ class Client:
         raise RuntimeError("giving up")
 
     def _send(self, method, path):
-        raise NotImplementedError(method + " " + self.base_url + path)
+        url = self.base_url + path
+        headers = {"User-Agent": "tiny-client/1.0", "Accept": "application/json"}
+        if method not in ("GET", "HEAD"):
+            raise ValueError("unsupported method: " + method)
+        raise NotImplementedError(method + " " + url + " " + repr(headers))
 
 
 def main():
@@ -196,8 +200,8 @@ func TestMCPReadPruned(t *testing.T) {
 			check: func(t *testing.T, text string, _ *mcp.CallToolResult) {
 				src := strings.Split(pySource, "\n")
 				assert.True(t, strings.HasPrefix(text, "[pruned for"), text)
-				assert.True(t, strings.HasSuffix(text, "    25\t"+src[24]+"\n    26\t"+src[25]+"\n"), "tail with original numbers: %s", text)
-				assert.Contains(t, text, "      \t... 24 lines omitted ...\n")
+				assert.True(t, strings.HasSuffix(text, "    29\t"+src[28]+"\n    30\t"+src[29]+"\n"), "tail with original numbers: %s", text)
+				assert.Contains(t, text, "      \t... 28 lines omitted ...\n")
 			}},
 		{name: "missing file", args: map[string]any{"path": "nope.py"}, isError: true},
 		{name: "directory", args: map[string]any{"path": "src"}, isError: true},
