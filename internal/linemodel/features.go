@@ -79,6 +79,13 @@ func done(ctx context.Context, i int) bool {
 // analysis, which the model (definition pooling) and the labels (enclosing
 // statements) reuse.
 //
+// It runs in named steps: the query's pieces and each line's matches of
+// them (matchLines), their idf weights (newIDFTable), the stemmed matches'
+// shares and distances (stemProximity), BM25 (scoreBM25), the query's
+// identifiers (queryIdents), distances to strong hits (distanceTo), the
+// parse (analyseSyntax), the definitions' statistics (newDefScorer), and
+// finally one row per line (featureState.writeRow).
+//
 // The per-line state besides X is a few words a line: a bit mask of the
 // query pieces found, counts and distances as int32, and the float64
 // scores that later rank and compare lines (kept as float64 so that the
@@ -90,6 +97,45 @@ func features(ctx context.Context, query string, lines []string, text string, la
 	if n == 0 {
 		return X, 0, syntaxInfo{}
 	}
+	f := featureState{lines: lines, n: n, fn: float64(n), logN: math.Log1p(float64(n))}
+	var ok bool
+	f.qt, f.qidx = queryPieces(query)
+	if f.qm, ok = matchLines(ctx, lines, f.qt, f.qidx); !ok {
+		return nil, 0, syntaxInfo{}
+	}
+	f.exact = newIDFTable(f.qm.masks, len(f.qt), n)
+	f.stemmed = newIDFTable(f.qm.smasks, len(f.qt), n)
+	f.stemShare, f.distStem = stemProximity(f.qm.smasks, &f.stemmed)
+	if ctx.Err() != nil {
+		return nil, 0, syntaxInfo{}
+	}
+	var err error
+	if f.bm, err = scoreBM25(ctx, query, lines); err != nil {
+		return nil, 0, syntaxInfo{}
+	}
+	for i := range lines {
+		f.maxShare = max(f.maxShare, f.exact.share(f.qm.masks[i]))
+	}
+	f.idents = queryIdents(query)
+	f.distStrong = distanceTo(n, func(i int) bool { return f.bm.bm[i] > 0 && f.bm.bmn[i] >= 0.5 })
+	f.st = analyseSyntax(ctx, text, lang, n)
+	if ctx.Err() != nil {
+		return nil, 0, syntaxInfo{}
+	}
+	f.defs = newDefScorer(f.st, n, f.qidx, &f.qm, f.bm.bmn, &f.exact, &f.stemmed)
+	for i := range lines {
+		if done(ctx, i) {
+			return nil, 0, syntaxInfo{}
+		}
+		f.writeRow(X[i*F:(i+1)*F], i)
+	}
+	return X, n, f.st
+}
+
+// queryPieces returns the query's distinct lexical pieces, at most
+// maxQueryPieces of them because a line's matches are a 64-bit mask (bit
+// q = piece q), and the index of each piece.
+func queryPieces(query string) ([]string, map[string]int) {
 	qt := lexical.QueryTokens(query)
 	if len(qt) > maxQueryPieces {
 		qt = qt[:maxQueryPieces]
@@ -98,11 +144,16 @@ func features(ctx context.Context, query string, lines []string, text string, la
 	for i, t := range qt {
 		qidx[t] = i
 	}
-	// Stemmed matches (retries/retry/retrying) and 4-character prefix
-	// matches (parse/parser) of query pieces to line pieces, for the words a
-	// commit message inflects differently from the code.
-	qstem := make(map[string]uint64, len(qt))
-	qpfx := make(map[string]uint64, len(qt))
+	return qt, qidx
+}
+
+// inflectionKeys maps the stems and 4-character prefixes of the query
+// pieces to their bits: stemmed matches (retries/retry/retrying) and
+// prefix matches (parse/parser) catch the words a commit message inflects
+// differently from the code.
+func inflectionKeys(qt []string) (qstem, qpfx map[string]uint64) {
+	qstem = make(map[string]uint64, len(qt))
+	qpfx = make(map[string]uint64, len(qt))
 	for i, t := range qt {
 		if len(t) >= 3 {
 			qstem[stem(t)] |= 1 << uint(i)
@@ -111,13 +162,29 @@ func features(ctx context.Context, query string, lines []string, text string, la
 			qpfx[t[:4]] |= 1 << uint(i)
 		}
 	}
-	masks := make([]uint64, n)
-	smasks := make([]uint64, n)
-	pmasks := make([]uint64, n)
-	ntok := make([]int32, n)
+	return qstem, qpfx
+}
+
+// queryMatch is which query pieces each line holds, as bit masks, and its
+// token count.
+type queryMatch struct {
+	masks  []uint64 // exact matches
+	smasks []uint64 // exact or stemmed matches
+	pmasks []uint64 // exact, stemmed or prefix matches
+	ntok   []int32
+}
+
+// matchLines tokenises every line once, recording its exact, stemmed and
+// prefix matches of the query pieces (each set includes the stricter
+// ones). It reports false when ctx is done.
+func matchLines(ctx context.Context, lines []string, qt []string, qidx map[string]int) (queryMatch, bool) {
+	n := len(lines)
+	qstem, qpfx := inflectionKeys(qt)
+	qm := queryMatch{masks: make([]uint64, n), smasks: make([]uint64, n), pmasks: make([]uint64, n), ntok: make([]int32, n)}
+	masks, smasks, pmasks, ntok := qm.masks, qm.smasks, qm.pmasks, qm.ntok
 	for i, l := range lines {
 		if done(ctx, i) {
-			return nil, 0, syntaxInfo{}
+			return queryMatch{}, false
 		}
 		err := lexical.EachToken(ctx, l, func(t string) bool {
 			ntok[i]++
@@ -133,114 +200,130 @@ func features(ctx context.Context, query string, lines []string, text string, la
 			return true
 		})
 		if err != nil {
-			return nil, 0, syntaxInfo{}
+			return queryMatch{}, false
 		}
 		smasks[i] |= masks[i]
 		pmasks[i] |= smasks[i]
 	}
-	df := make([]int, len(qt))
+	return qm, true
+}
+
+// idfTable weighs the query pieces by their rarity among the file's lines
+// (BM25's idf with lines as documents): a line that holds the one rare
+// piece of the query says more than one that holds a common one.
+type idfTable struct {
+	idf     []float64 // per piece, 0 for pieces on no line
+	sum     float64   // over the pieces found
+	max     float64
+	present int // pieces found on some line
+}
+
+// newIDFTable computes the idf of the nq query pieces from the lines'
+// match masks (n lines).
+func newIDFTable(masks []uint64, nq, n int) idfTable {
+	df := make([]int, nq)
 	for _, m := range masks {
-		for q := range qt {
+		for q := range nq {
 			if m&(1<<uint(q)) != 0 {
 				df[q]++
 			}
 		}
 	}
-	idf := make([]float64, len(qt))
-	sumIdf, maxIdfAll := 0.0, 0.0
-	present := 0
+	t := idfTable{idf: make([]float64, nq)}
 	for q, d := range df {
 		if d > 0 {
-			present++
-			idf[q] = math.Log(1 + (float64(n-d)+0.5)/(float64(d)+0.5))
-			sumIdf += idf[q]
-			maxIdfAll = max(maxIdfAll, idf[q])
+			t.present++
+			t.idf[q] = math.Log(1 + (float64(n-d)+0.5)/(float64(d)+0.5))
+			t.sum += t.idf[q]
+			t.max = max(t.max, t.idf[q])
 		}
 	}
-	share := func(m uint64) float64 {
-		if sumIdf == 0 || m == 0 {
-			return 0
-		}
-		s := 0.0
-		for q := range qt {
-			if m&(1<<uint(q)) != 0 {
-				s += idf[q]
-			}
-		}
-		return s / sumIdf
-	}
-	maxIdf := func(m uint64) float64 {
-		if maxIdfAll == 0 {
-			return 0
-		}
-		s := 0.0
-		for q := range qt {
-			if m&(1<<uint(q)) != 0 {
-				s = max(s, idf[q])
-			}
-		}
-		return s / maxIdfAll
-	}
+	return t
+}
 
-	sdf := make([]int, len(qt))
-	for _, m := range smasks {
-		for q := range qt {
-			if m&(1<<uint(q)) != 0 {
-				sdf[q]++
-			}
+// share is the idf-weighted share of the query that the pieces of m cover
+// (0..1): how much of what the query is about a line mentions.
+func (t *idfTable) share(m uint64) float64 {
+	if t.sum == 0 || m == 0 {
+		return 0
+	}
+	s := 0.0
+	for q := range t.idf {
+		if m&(1<<uint(q)) != 0 {
+			s += t.idf[q]
 		}
 	}
-	sidf := make([]float64, len(qt))
-	sumSidf := 0.0
-	for q, d := range sdf {
-		if d > 0 {
-			sidf[q] = math.Log(1 + (float64(n-d)+0.5)/(float64(d)+0.5))
-			sumSidf += sidf[q]
+	return s / t.sum
+}
+
+// maxIdf is the idf of the rarest piece in m relative to the rarest piece
+// of the query: a line can be specific with a single piece.
+func (t *idfTable) maxIdf(m uint64) float64 {
+	if t.max == 0 {
+		return 0
+	}
+	s := 0.0
+	for q := range t.idf {
+		if m&(1<<uint(q)) != 0 {
+			s = max(s, t.idf[q])
 		}
 	}
-	sshare := func(m uint64) float64 {
-		if sumSidf == 0 || m == 0 {
-			return 0
-		}
-		s := 0.0
-		for q := range qt {
-			if m&(1<<uint(q)) != 0 {
-				s += sidf[q]
-			}
-		}
-		return s / sumSidf
-	}
+	return s / t.max
+}
+
+// stemProximity returns each line's stemmed match share and its distance
+// to the nearest line whose share is at least half the best line's: code
+// near an inflected mention of the query is often what the query is about.
+func stemProximity(smasks []uint64, stemmed *idfTable) ([]float64, []int32) {
+	n := len(smasks)
 	stemShare := make([]float64, n)
 	maxStem := 0.0
-	for i := range lines {
-		stemShare[i] = sshare(smasks[i])
+	for i := range n {
+		stemShare[i] = stemmed.share(smasks[i])
 		maxStem = max(maxStem, stemShare[i])
 	}
-	distStem := make([]int32, n)
-	{
-		const far = 1 << 20
-		last := -far
-		for i := 0; i < n; i++ {
-			if maxStem > 0 && stemShare[i] >= 0.5*maxStem {
-				last = i
-			}
-			distStem[i] = int32(i - last)
-		}
-		last = 2 * far
-		for i := n - 1; i >= 0; i-- {
-			if maxStem > 0 && stemShare[i] >= 0.5*maxStem {
-				last = i
-			}
-			distStem[i] = min(distStem[i], int32(last-i))
-		}
-	}
+	distStem := distanceTo(n, func(i int) bool { return maxStem > 0 && stemShare[i] >= 0.5*maxStem })
+	return stemShare, distStem
+}
 
-	if ctx.Err() != nil {
-		return nil, 0, syntaxInfo{}
+// distanceTo returns, for each of n rows, the distance in rows to the
+// nearest row where hit holds (2^20 or more when none does), in two
+// sweeps instead of a search per row.
+func distanceTo(n int, hit func(i int) bool) []int32 {
+	const far = 1 << 20
+	dist := make([]int32, n)
+	last := -far
+	for i := 0; i < n; i++ {
+		if hit(i) {
+			last = i
+		}
+		dist[i] = int32(i - last)
 	}
+	last = 2 * far
+	for i := n - 1; i >= 0; i-- {
+		if hit(i) {
+			last = i
+		}
+		dist[i] = min(dist[i], int32(last-i))
+	}
+	return dist
+}
+
+// bm25Scores are the lines' BM25 scores against the query, with lines as
+// documents: the main lexical relevance signal.
+type bm25Scores struct {
+	bm   []float64 // raw scores
+	bmn  []float64 // bm / its maximum (0 when nothing matches), comparable across files
+	rank []int32   // 0 = best, ties in line order
+	top  int       // the best line
+}
+
+// scoreBM25 scores the lines and ranks them; it fails when ctx is done.
+func scoreBM25(ctx context.Context, query string, lines []string) (bm25Scores, error) {
+	n := len(lines)
 	bm, err := lexical.BM25Context(ctx, query, lines)
 	if err != nil {
-		return nil, 0, syntaxInfo{}
+		return bm25Scores{}, err
 	}
 	bmMax := 0.0
 	for _, s := range bm {
@@ -267,17 +350,17 @@ func features(ctx context.Context, query string, lines []string, text string, la
 		}
 		return 0
 	})
-	top := int(order[0])
 	rank := make([]int32, n)
 	for r, i := range order {
 		rank[i] = int32(r)
 	}
-	maxShare := 0.0
-	for i := range lines {
-		maxShare = max(maxShare, share(masks[i]))
-	}
+	return bm25Scores{bm: bm, bmn: bmn, rank: rank, top: int(order[0])}, nil
+}
 
-	// Exact identifiers of the query (snake_case, camelCase, dotted names).
+// queryIdents returns the exact identifiers the query names (snake_case,
+// camelCase, dotted names, at least 4 characters): a line that contains
+// one verbatim is very likely what the query refers to.
+func queryIdents(query string) []string {
 	var idents []string
 	for _, w := range strings.FieldsFunc(query, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.')
@@ -287,61 +370,56 @@ func features(ctx context.Context, query string, lines []string, text string, la
 			idents = append(idents, w)
 		}
 	}
+	return idents
+}
 
-	// Distances to strong hits.
-	const far = 1 << 20
-	distStrong := make([]int32, n)
-	last := -far
-	for i := 0; i < n; i++ {
-		if bm[i] > 0 && bmn[i] >= 0.5 {
-			last = i
-		}
-		distStrong[i] = int32(i - last)
-	}
-	last = 2 * far
-	for i := n - 1; i >= 0; i-- {
-		if bm[i] > 0 && bmn[i] >= 0.5 {
-			last = i
-		}
-		distStrong[i] = min(distStrong[i], int32(last-i))
-	}
+// defStat is the statistics of one definition that its lines share.
+type defStat struct{ maxBM, share, nameShare float64 }
 
-	// Syntax.
-	st := analyseSyntax(ctx, text, lang, n)
-	if ctx.Err() != nil {
-		return nil, 0, syntaxInfo{}
-	}
-
-	// Rank of each definition among the file's definitions by its stemmed
-	// match share (0 = best), so a line knows whether it sits in the
-	// definition the query most likely talks about.
-	defStem := map[int32]float64{}
-	for i := 0; i < n; i++ {
-		if d := st.def[i]; d >= 0 {
-			defStem[d] = 0
-		}
-	}
+// defScorer answers, for the definitions (functions, classes) of the parse,
+// how well each matches the query: its best BM25 line, the idf share of
+// the pieces in its lines and in its name, and its rank among the file's
+// definitions, so that a line knows whether it sits in the definition the
+// query most likely talks about.
+type defScorer struct {
+	st    syntaxInfo
+	n     int
+	qidx  map[string]int
+	exact *idfTable
+	// stem is each definition's stemmed match share, rank its position
+	// among the definitions by that share (0 = best).
+	stem map[int32]float64
+	rank map[int32]int
 	// Definitions nest, so their row ranges can sum to far more than n:
 	// range ORs and maxima come from segment trees, not row loops.
-	var sTree, mTree segTree[uint64]
-	var bTree segTree[float64]
-	if len(defStem) > 0 {
+	mTree segTree[uint64]
+	bTree segTree[float64]
+	cache map[int32]defStat
+}
+
+// newDefScorer ranks the definitions that hold some line by their
+// stemmed match share.
+func newDefScorer(st syntaxInfo, n int, qidx map[string]int, qm *queryMatch, bmn []float64, exact, stemmed *idfTable) *defScorer {
+	ds := &defScorer{st: st, n: n, qidx: qidx, exact: exact, stem: map[int32]float64{}, cache: map[int32]defStat{}}
+	for i := 0; i < n; i++ {
+		if d := st.def[i]; d >= 0 {
+			ds.stem[d] = 0
+		}
+	}
+	var sTree segTree[uint64]
+	if len(ds.stem) > 0 {
 		// bmn is never negative: a 0 floor is the old loop's start value.
-		sTree, mTree, bTree = newSegTree(smasks, 0, or64), newSegTree(masks, 0, or64), newSegTree(bmn, 0, maxF)
+		sTree, ds.mTree, ds.bTree = newSegTree(qm.smasks, 0, or64), newSegTree(qm.masks, 0, or64), newSegTree(bmn, 0, maxF)
 	}
-	rows := func(d int32) (lo, hi int) {
-		nd := &st.tree.Nodes[d]
-		return int(nd.StartRow), min(nd.LastRow(), n-1)
-	}
-	defs := make([]int32, 0, len(defStem))
-	for d := range defStem {
-		defStem[d] = sshare(sTree.query(rows(d)))
+	defs := make([]int32, 0, len(ds.stem))
+	for d := range ds.stem {
+		ds.stem[d] = stemmed.share(sTree.query(ds.rows(d)))
 		defs = append(defs, d)
 	}
 	// A definition's rank counts the definitions with a higher share, or
 	// an equal share and a smaller node index: its position in that order.
 	slices.SortFunc(defs, func(a, b int32) int {
-		if va, vb := defStem[a], defStem[b]; va != vb {
+		if va, vb := ds.stem[a], ds.stem[b]; va != vb {
 			if va > vb {
 				return -1
 			}
@@ -349,137 +427,240 @@ func features(ctx context.Context, query string, lines []string, text string, la
 		}
 		return int(a - b)
 	})
-	defRank := make(map[int32]int, len(defStem))
+	ds.rank = make(map[int32]int, len(ds.stem))
 	for r, d := range defs {
-		defRank[d] = r
+		ds.rank[d] = r
 	}
+	return ds
+}
 
-	// Definition-level statistics, cached per definition node.
-	type defStat struct{ maxBM, share, nameShare float64 }
-	defCache := map[int32]defStat{}
-	defStats := func(d int32) defStat {
-		if s, ok := defCache[d]; ok {
-			return s
-		}
-		m, mx := mTree.query(rows(d)), bTree.query(rows(d))
-		var nm uint64
-		for _, c := range st.tree.Children(int(d)) {
-			if st.tree.Nodes[c].Field() == "name" {
-				for _, t := range lexical.Tokens(st.tree.Text(st.src, c)) {
-					if q, ok := qidx[t]; ok {
-						nm |= 1 << uint(q)
-					}
-				}
-				break
-			}
-		}
-		s := defStat{maxBM: mx, share: share(m), nameShare: share(nm)}
-		defCache[d] = s
+// rows returns the rows a definition spans, clipped to the text.
+func (ds *defScorer) rows(d int32) (lo, hi int) {
+	nd := &ds.st.tree.Nodes[d]
+	return int(nd.StartRow), min(nd.LastRow(), ds.n-1)
+}
+
+// stats returns a definition's statistics, computed once per definition
+// since all its lines ask.
+func (ds *defScorer) stats(d int32) defStat {
+	if s, ok := ds.cache[d]; ok {
 		return s
 	}
-
-	fn := float64(n)
-	logN := math.Log1p(fn)
-	for i, l := range lines {
-		if done(ctx, i) {
-			return nil, 0, syntaxInfo{}
-		}
-		row := X[i*F : (i+1)*F]
-		k := 0
-		put := func(v float64) {
-			row[k] = float32(v)
-			k++
-		}
-		put(bmn[i])
-		put(float64(rank[i]) / fn)
-		put(math.Log1p(bm[i]))
-		put(float64(popcount(masks[i])) / math.Max(1, float64(present)))
-		put(share(masks[i]))
-		put(maxIdf(masks[i]))
-		ex := 0
-		for _, w := range idents {
-			if strings.Contains(l, w) {
-				ex++
+	m, mx := ds.mTree.query(ds.rows(d)), ds.bTree.query(ds.rows(d))
+	var nm uint64
+	st := ds.st
+	for _, c := range st.tree.Children(int(d)) {
+		if st.tree.Nodes[c].Field() == "name" {
+			for _, t := range lexical.Tokens(st.tree.Text(st.src, c)) {
+				if q, ok := ds.qidx[t]; ok {
+					nm |= 1 << uint(q)
+				}
 			}
+			break
 		}
-		put(math.Min(float64(ex), 3))
-		w1, w3, prev, next := 0.0, 0.0, 0.0, 0.0
-		var wm uint64
-		for j := max(0, i-3); j <= min(n-1, i+3); j++ {
-			if j == i {
-				continue
-			}
-			if j >= i-1 && j <= i+1 {
-				w1 = max(w1, bmn[j])
-			}
-			if j >= i-2 && j <= i+2 {
-				wm |= masks[j]
-			}
-			w3 = max(w3, bmn[j])
-		}
-		if i > 0 {
-			prev = bmn[i-1]
-		}
-		if i+1 < n {
-			next = bmn[i+1]
-		}
-		put(w1)
-		put(w3)
-		put(share(wm | masks[i]))
-		put(prev)
-		put(next)
-		if d := st.def[i]; d >= 0 {
-			s := defStats(d)
-			nd := st.tree.Nodes[d]
-			size := nd.LastRow() - int(nd.StartRow) + 1
-			put(s.maxBM)
-			put(s.share)
-			put(s.nameShare)
-			put(b2f(int(nd.StartRow) == i))
-			put(math.Log1p(float64(size)) / 6)
-			put(float64(i-int(nd.StartRow)) / math.Max(1, float64(size)))
-			put(1)
-		} else {
-			k += 7
-		}
-		put(math.Log1p(math.Min(float64(distStrong[i]), 1000)) / 7)
-		put(math.Log1p(math.Abs(float64(i-top))) / 7)
-		put(math.Min(float64(st.depth[i]), 30) / 10)
-		put(math.Min(float64(indentWidth(l)), 64) / 16)
-		put(float64(i) / fn)
-		put(math.Log1p(float64(i)) / 7)
-		put(math.Log1p(float64(n-1-i)) / 7)
-		put(logN / 7)
-		put(math.Log1p(float64(len(l))) / 5)
-		put(math.Log1p(float64(ntok[i])) / 4)
-		put(math.Log1p(float64(len(qt))) / 4)
-		put(float64(present) / math.Max(1, float64(len(qt))))
-		put(maxShare)
-		put(b2f(st.errors > 0))
-		put(b2f(i > 0 && strings.TrimSpace(lines[i-1]) == ""))
-		put(b2f(i+1 < n && strings.TrimSpace(lines[i+1]) == ""))
-		put(stemShare[i])
-		put(b2f(smasks[i]&^masks[i] != 0))
-		sw := 0.0
-		for j := max(0, i-2); j <= min(n-1, i+2); j++ {
-			if j != i {
-				sw = max(sw, stemShare[j])
-			}
-		}
-		put(sw)
-		put(sshare(pmasks[i]))
-		put(math.Log1p(math.Min(float64(distStem[i]), 1000)) / 7)
-		if d := st.def[i]; d >= 0 {
-			r := defRank[d]
-			put(1 / (1 + float64(r)))
-			put(b2f(r == 0 && defStem[d] > 0))
-			put(defStem[d])
-		} else {
-			k += 3
-		}
-		row[k+lineRole(l, st, i)] = 1
 	}
-	return X, n, st
+	s := defStat{maxBM: mx, share: ds.exact.share(m), nameShare: ds.exact.share(nm)}
+	ds.cache[d] = s
+	return s
+}
+
+// featureState is what the rows are computed from: the file-wide results
+// of the steps of features.
+type featureState struct {
+	lines          []string
+	n              int
+	fn, logN       float64 // n and log(1+n)
+	qt             []string
+	qidx           map[string]int
+	qm             queryMatch
+	exact, stemmed idfTable
+	stemShare      []float64
+	distStem       []int32
+	bm             bm25Scores
+	maxShare       float64 // best exact share of any line
+	idents         []string
+	distStrong     []int32
+	st             syntaxInfo
+	defs           *defScorer
+}
+
+// rowWriter fills a row's columns in order; skip leaves columns at 0.
+type rowWriter struct {
+	row []float32
+	k   int
+}
+
+func (w *rowWriter) put(v float64) {
+	w.row[w.k] = float32(v)
+	w.k++
+}
+
+func (w *rowWriter) skip(k int) { w.k += k }
+
+// writeRow fills line i's row of X: the column groups below, in
+// FeatureNames order, then the line's syntax role one-hot.
+func (f *featureState) writeRow(row []float32, i int) {
+	w := rowWriter{row: row}
+	f.matchColumns(&w, i)
+	f.windowColumns(&w, i)
+	f.definitionColumns(&w, i)
+	f.proximityColumns(&w, i)
+	f.layoutColumns(&w, i)
+	f.queryColumns(&w)
+	f.blankColumns(&w, i)
+	f.stemColumns(&w, i)
+	f.defRankColumns(&w, i)
+	row[w.k+lineRole(f.lines[i], f.st, i)] = 1
+}
+
+// matchColumns (bm25n … exact_ident) are the line's own lexical match:
+// its BM25 score, rank and log score, how many query pieces it holds, their
+// idf share and rarest idf, and the query identifiers it contains verbatim.
+func (f *featureState) matchColumns(w *rowWriter, i int) {
+	m := f.qm.masks[i]
+	w.put(f.bm.bmn[i])
+	w.put(float64(f.bm.rank[i]) / f.fn)
+	w.put(math.Log1p(f.bm.bm[i]))
+	w.put(float64(popcount(m)) / math.Max(1, float64(f.exact.present)))
+	w.put(f.exact.share(m))
+	w.put(f.exact.maxIdf(m))
+	ex := 0
+	for _, id := range f.idents {
+		if strings.Contains(f.lines[i], id) {
+			ex++
+		}
+	}
+	w.put(math.Min(float64(ex), 3))
+}
+
+// windowColumns (win1_bm25 … next_bm25) are the neighbours' matches: a
+// line next to a hit is often part of the same change (the body of a
+// matched call, the line after a matched condition).
+func (f *featureState) windowColumns(w *rowWriter, i int) {
+	n, bmn := f.n, f.bm.bmn
+	w1, w3, prev, next := 0.0, 0.0, 0.0, 0.0
+	var wm uint64
+	for j := max(0, i-3); j <= min(n-1, i+3); j++ {
+		if j == i {
+			continue
+		}
+		if j >= i-1 && j <= i+1 {
+			w1 = max(w1, bmn[j])
+		}
+		if j >= i-2 && j <= i+2 {
+			wm |= f.qm.masks[j]
+		}
+		w3 = max(w3, bmn[j])
+	}
+	if i > 0 {
+		prev = bmn[i-1]
+	}
+	if i+1 < n {
+		next = bmn[i+1]
+	}
+	w.put(w1)
+	w.put(w3)
+	w.put(f.exact.share(wm | f.qm.masks[i]))
+	w.put(prev)
+	w.put(next)
+}
+
+// definitionColumns (def_max_bm25 … has_def) describe the innermost
+// definition holding the line (zeros outside any): whether it matches the
+// query as a whole or by name, and where the line sits in it (a header
+// line, early or late in a long body).
+func (f *featureState) definitionColumns(w *rowWriter, i int) {
+	d := f.st.def[i]
+	if d < 0 {
+		w.skip(7)
+		return
+	}
+	s := f.defs.stats(d)
+	nd := f.st.tree.Nodes[d]
+	size := nd.LastRow() - int(nd.StartRow) + 1
+	w.put(s.maxBM)
+	w.put(s.share)
+	w.put(s.nameShare)
+	w.put(b2f(int(nd.StartRow) == i))
+	w.put(math.Log1p(float64(size)) / 6)
+	w.put(float64(i-int(nd.StartRow)) / math.Max(1, float64(size)))
+	w.put(1)
+}
+
+// proximityColumns (dist_strong, dist_top1) are the distances to the
+// strong BM25 hits and to the best line, log-scaled: relevance decays with
+// distance from where the query is mentioned.
+func (f *featureState) proximityColumns(w *rowWriter, i int) {
+	w.put(math.Log1p(math.Min(float64(f.distStrong[i]), 1000)) / 7)
+	w.put(math.Log1p(math.Abs(float64(i-f.bm.top))) / 7)
+}
+
+// layoutColumns (tree_depth … line_tokens) place the line in the file and
+// its structure: nesting depth, indentation, position from either end,
+// file size and the line's own length, which separate headers from bodies
+// and boilerplate from code without reading the query.
+func (f *featureState) layoutColumns(w *rowWriter, i int) {
+	l, n := f.lines[i], f.n
+	w.put(math.Min(float64(f.st.depth[i]), 30) / 10)
+	w.put(math.Min(float64(indentWidth(l)), 64) / 16)
+	w.put(float64(i) / f.fn)
+	w.put(math.Log1p(float64(i)) / 7)
+	w.put(math.Log1p(float64(n-1-i)) / 7)
+	w.put(f.logN / 7)
+	w.put(math.Log1p(float64(len(l))) / 5)
+	w.put(math.Log1p(float64(f.qm.ntok[i])) / 4)
+}
+
+// queryColumns (query_len … parse_errors) are the same on every line of a
+// file: how long the query is, how much of it the file covers, the best
+// line's share and whether the parse had errors. They tell the model how
+// far to trust the lexical columns.
+func (f *featureState) queryColumns(w *rowWriter) {
+	nq := float64(len(f.qt))
+	w.put(math.Log1p(nq) / 4)
+	w.put(float64(f.exact.present) / math.Max(1, nq))
+	w.put(f.maxShare)
+	w.put(b2f(f.st.errors > 0))
+}
+
+// blankColumns (prev_blank, next_blank) mark blank neighbours, the
+// paragraph breaks of code: a line after a blank one starts a block.
+func (f *featureState) blankColumns(w *rowWriter, i int) {
+	w.put(b2f(i > 0 && strings.TrimSpace(f.lines[i-1]) == ""))
+	w.put(b2f(i+1 < f.n && strings.TrimSpace(f.lines[i+1]) == ""))
+}
+
+// stemColumns (stem_share … dist_stem) are the inflection-tolerant
+// matches: the stemmed share, whether the line matches only through
+// stems, the best stemmed share within ±2 lines, the prefix share and
+// the distance to a strong stemmed hit.
+func (f *featureState) stemColumns(w *rowWriter, i int) {
+	w.put(f.stemShare[i])
+	w.put(b2f(f.qm.smasks[i]&^f.qm.masks[i] != 0))
+	sw := 0.0
+	for j := max(0, i-2); j <= min(f.n-1, i+2); j++ {
+		if j != i {
+			sw = max(sw, f.stemShare[j])
+		}
+	}
+	w.put(sw)
+	w.put(f.stemmed.share(f.qm.pmasks[i]))
+	w.put(math.Log1p(math.Min(float64(f.distStem[i]), 1000)) / 7)
+}
+
+// defRankColumns (def_rank, def_best, def_stem_share) rank the line's
+// definition among the file's (zeros outside any): the query usually
+// talks about one definition, and its lines should rank together.
+func (f *featureState) defRankColumns(w *rowWriter, i int) {
+	d := f.st.def[i]
+	if d < 0 {
+		w.skip(3)
+		return
+	}
+	r := f.defs.rank[d]
+	w.put(1 / (1 + float64(r)))
+	w.put(b2f(r == 0 && f.defs.stem[d] > 0))
+	w.put(f.defs.stem[d])
 }
 
 func b2f(b bool) float64 {
