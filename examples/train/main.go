@@ -1,6 +1,7 @@
 // Command train trains the library's embedded line model
-// (internal/linemodel) on shared/traindata and reports validation recall
-// and hit at a line budget, with the eval sets' metric code.
+// (internal/linemodel, with the training code of internal/linemodel/train)
+// on shared/traindata and reports validation recall and hit at a line
+// budget, with the eval sets' metric code.
 //
 //	go run ./examples/train -data ../shared/traindata -out DIR [-epochs N] [-limit N]
 //	go run ./examples/train -out DIR -eval ../shared/evalsets/dev
@@ -38,6 +39,7 @@ import (
 	"github.com/prunekit/pruner/internal/evalset"
 	"github.com/prunekit/pruner/internal/fastcpu"
 	"github.com/prunekit/pruner/internal/linemodel"
+	lmtrain "github.com/prunekit/pruner/internal/linemodel/train"
 )
 
 type options struct {
@@ -124,22 +126,22 @@ func progress(stderr io.Writer, what string) func(done, total int) {
 }
 
 // examples loads (or builds and caches) the train and val examples.
-func examples(ctx context.Context, o options, stderr io.Writer) (train, val []linemodel.Example, err error) {
+func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lmtrain.Example, err error) {
 	trainCache := filepath.Join(o.out, fmt.Sprintf("features-train-%d-%d.gob", o.limit, o.seed))
 	valCache := filepath.Join(o.out, fmt.Sprintf("features-val-%d.gob", o.valLimit))
-	train, err1 := linemodel.LoadExamples(trainCache)
-	val, err2 := linemodel.LoadExamples(valCache)
+	train, err1 := lmtrain.LoadExamples(trainCache)
+	val, err2 := lmtrain.LoadExamples(valCache)
 	if err1 == nil && err2 == nil {
 		fmt.Fprintf(stderr, "features: %d train, %d val cases from cache\n", len(train), len(val))
 		return train, val, nil
 	}
 	start := time.Now()
-	cases, err := linemodel.LoadDir(o.data)
+	cases, err := lmtrain.LoadDir(o.data)
 	if err != nil {
 		return nil, nil, err
 	}
-	tr := linemodel.Split(cases, "train")
-	va := linemodel.Split(cases, "val")
+	tr := lmtrain.Split(cases, "train")
+	va := lmtrain.Split(cases, "val")
 	rng := rand.New(rand.NewPCG(o.seed, 7))
 	if o.limit > 0 && o.limit < len(tr) {
 		rng.Shuffle(len(tr), func(i, j int) { tr[i], tr[j] = tr[j], tr[i] })
@@ -150,18 +152,18 @@ func examples(ctx context.Context, o options, stderr io.Writer) (train, val []li
 	}
 	fmt.Fprintf(stderr, "data: %d train, %d val cases (loaded in %s)\n", len(tr), len(va), time.Since(start).Round(time.Millisecond))
 	if err1 != nil {
-		if train, err = linemodel.BuildExamples(ctx, tr, false, o.workers, progress(stderr, "features train")); err != nil {
+		if train, err = lmtrain.BuildExamples(ctx, tr, false, o.workers, progress(stderr, "features train")); err != nil {
 			return nil, nil, err
 		}
-		if err := linemodel.SaveExamples(trainCache, train); err != nil {
+		if err := lmtrain.SaveExamples(trainCache, train); err != nil {
 			return nil, nil, err
 		}
 	}
 	if err2 != nil {
-		if val, err = linemodel.BuildExamples(ctx, va, true, o.workers, progress(stderr, "features val")); err != nil {
+		if val, err = lmtrain.BuildExamples(ctx, va, true, o.workers, progress(stderr, "features val")); err != nil {
 			return nil, nil, err
 		}
-		if err := linemodel.SaveExamples(valCache, val); err != nil {
+		if err := lmtrain.SaveExamples(valCache, val); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -184,7 +186,7 @@ func parseHidden(s string) ([]int, error) {
 	return hs, nil
 }
 
-func bm25Score(ex *linemodel.Example) []float32 {
+func bm25Score(ex *lmtrain.Example) []float32 {
 	F := linemodel.NumFeatures
 	s := make([]float32, ex.N)
 	for i := range s {
@@ -193,8 +195,8 @@ func bm25Score(ex *linemodel.Example) []float32 {
 	return s
 }
 
-func modelScore(m *linemodel.Model) func(ex *linemodel.Example) []float32 {
-	return func(ex *linemodel.Example) []float32 { return m.RankInput(ex.Input()) }
+func modelScore(m *linemodel.Model) func(ex *lmtrain.Example) []float32 {
+	return func(ex *lmtrain.Example) []float32 { return m.RankInput(ex.Input()) }
 }
 
 func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
@@ -210,7 +212,7 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bm := linemodel.Evaluate(valEx, o.r, bm25Score)
+	bm := lmtrain.Evaluate(valEx, o.r, bm25Score)
 	fmt.Fprintf(log, "val bm25 r=%.2f: recall %.4f hit %.4f line_comp %.4f char_comp %.4f\n", o.r, bm.Mean.Recall, bm.Mean.Hit, bm.Mean.LineComp, bm.Mean.CharComp)
 
 	hidden, err := parseHidden(o.hidden)
@@ -228,10 +230,10 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if m, err = linemodel.NewModel(cfg, rng.NormFloat64); err != nil {
 			return err
 		}
-		m.SetStandardisation(trainEx)
+		lmtrain.SetStandardisation(m, trainEx)
 	}
 	validate := func(m *linemodel.Model) map[string]float64 {
-		s := linemodel.Evaluate(valEx, o.r, modelScore(m))
+		s := lmtrain.Evaluate(valEx, o.r, modelScore(m))
 		return map[string]float64{"r": o.r, "recall": s.Mean.Recall, "hit": s.Mean.Hit, "line_comp": s.Mean.LineComp, "char_comp": s.Mean.CharComp}
 	}
 	var backend backends.Backend
@@ -247,7 +249,7 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("unknown -backend %q", o.backend)
 	}
-	tr, err := linemodel.NewTrainer(m, linemodel.TrainOptions{
+	tr, err := lmtrain.NewTrainer(m, lmtrain.TrainOptions{
 		Epochs: o.epochs, Batch: o.batch, MaxLines: 400, LR: o.lr, LRFinal: o.lrFinal, WeightDecay: o.wd,
 		TargetDep: float32(o.targetDep), Seed: o.seed, Out: o.out, SaveEvery: o.saveEvery, Log: log, Validate: validate,
 	}, backend)
@@ -276,11 +278,11 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 
 // tuneRank picks the weight of the CRF marginal in the ranking score with the
 // best val recall + hit.
-func tuneRank(m *linemodel.Model, val []linemodel.Example, o options, w io.Writer) {
+func tuneRank(m *linemodel.Model, val []lmtrain.Example, o options, w io.Writer) {
 	best, bestV := 0.0, -1.0
 	for _, a := range []float64{0, 0.1, 0.25, 0.5, 1} {
 		m.Cfg.RankMix = a
-		s := linemodel.Evaluate(val, o.r, modelScore(m)).Mean
+		s := lmtrain.Evaluate(val, o.r, modelScore(m)).Mean
 		fmt.Fprintf(w, "rank mix %.2f: val recall %.4f hit %.4f\n", a, s.Recall, s.Hit)
 		if v := s.Recall + s.Hit; v > bestV {
 			best, bestV = a, v
@@ -295,20 +297,20 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cases, err := linemodel.LoadDir(o.eval)
+	cases, err := lmtrain.LoadDir(o.eval)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	exs, err := linemodel.BuildExamples(ctx, cases, true, o.workers, progress(stderr, "features eval"))
+	exs, err := lmtrain.BuildExamples(ctx, cases, true, o.workers, progress(stderr, "features eval"))
 	if err != nil {
 		return err
 	}
 	feat := time.Since(start)
 	t0 := time.Now()
-	ms := linemodel.Evaluate(exs, o.r, modelScore(m))
+	ms := lmtrain.Evaluate(exs, o.r, modelScore(m))
 	mlp := time.Since(t0)
-	bs := linemodel.Evaluate(exs, o.r, bm25Score)
+	bs := lmtrain.Evaluate(exs, o.r, bm25Score)
 	var bmObs []evalset.Observation
 	for _, c := range cases {
 		k := evalset.Budget(o.r, evalset.CountLines(c.Text))
@@ -319,7 +321,7 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	var total, worst time.Duration
 	for _, c := range cases {
 		t := time.Now()
-		m.Score(ctx, c.Query, c.Text, linemodel.CaseLanguage(c))
+		m.Score(ctx, c.Query, c.Text, lmtrain.CaseLanguage(c))
 		d := time.Since(t)
 		total += d
 		worst = max(worst, d)
@@ -333,15 +335,15 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}{{"model", ms}, {"bm25(feature)", bs}, {"bm25(evalset)", ref}} {
 		fmt.Fprintf(stdout, "%-14s %7.4f %7.4f %9.4f %9.4f\n", row.name, row.s.Mean.Recall, row.s.Mean.Hit, row.s.Mean.LineComp, row.s.Mean.CharComp)
 	}
-	byLang := map[string][]linemodel.Example{}
+	byLang := map[string][]lmtrain.Example{}
 	for _, ex := range exs {
 		byLang[ex.Lang] = append(byLang[ex.Lang], ex)
 	}
 	fmt.Fprintf(stdout, "\nper language (r=%.2f): %-10s %5s %15s %15s\n", o.r, "lang", "cases", "model rec/hit", "bm25 rec/hit")
 	for _, lang := range slices.Sorted(maps.Keys(byLang)) {
 		l := byLang[lang]
-		a := linemodel.Evaluate(l, o.r, modelScore(m)).Mean
-		b := linemodel.Evaluate(l, o.r, bm25Score).Mean
+		a := lmtrain.Evaluate(l, o.r, modelScore(m)).Mean
+		b := lmtrain.Evaluate(l, o.r, bm25Score).Mean
 		fmt.Fprintf(stdout, "%-10s %5d %7.4f/%.4f %7.4f/%.4f\n", lang, len(l), a.Recall, a.Hit, b.Recall, b.Hit)
 	}
 	// The model's own decision (P(keep) ≥ 0.5) without a budget.

@@ -4,72 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/gomlx/gomlx/backends"
-
-	"github.com/prunekit/pruner/internal/fastcpu"
 	"github.com/prunekit/pruner/internal/syntax"
 )
-
-// syntheticExamples returns n random examples of L lines (for timing).
-func syntheticExamples(n, L int) []Example {
-	rng := rand.New(rand.NewPCG(3, 4))
-	exs := make([]Example, n)
-	for e := range exs {
-		ex := Example{N: L, X: make([]float32, L*NumFeatures), Dep: make([]float32, L), Def: make([]int32, L), Lab: make([]uint8, L),
-			QIDs: []uint16{1, 2, 3, 4, 5}, TIDs: make([]uint16, L*MaxLineIDs)}
-		for i := range ex.TIDs {
-			ex.TIDs[i] = uint16(rng.IntN(NumBuckets))
-		}
-		for i := range ex.X {
-			ex.X[i] = float32(rng.NormFloat64())
-		}
-		for i := 0; i < L; i++ {
-			ex.Def[i] = int32(i / 37)
-			if rng.IntN(30) == 0 {
-				ex.Lab[i] = LabGold | LabSem
-				ex.Gold = append(ex.Gold, i+1)
-			}
-		}
-		exs[e] = ex
-	}
-	return exs
-}
-
-func BenchmarkTrainStep(b *testing.B) {
-	exs := syntheticExamples(16, 400)
-	rng := rand.New(rand.NewPCG(1, 2))
-	m, err := NewModel(Config{Hidden: []int{64, 32, 32}, Embed: 16, Lambda: 0.5, Listwise: 1, GateReg: 0.002}, rng.NormFloat64)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var be backends.Backend
-	if os.Getenv("LINEMODEL_FASTCPU") != "" {
-		if be, err = fastcpu.New(""); err != nil {
-			b.Fatal(err)
-		}
-	}
-	tr, err := NewTrainer(m, TrainOptions{Batch: 16, MaxLines: 400, TargetDep: 0.3}, be)
-	if err != nil {
-		b.Fatal(err)
-	}
-	batch := make([]*Example, 16)
-	for i := range batch {
-		batch[i] = &exs[i]
-	}
-	if _, err := tr.TrainStep(batch); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := tr.TrainStep(batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
 
 // bigGoSource returns a Go file of about lines lines and ~43 bytes a line
 // (700 lines ≈ 30 KB ≈ 8K Qwen tokens, the library's 8K-token benchmark

@@ -3,14 +3,9 @@
 // cases of shared/traindata, with LaMR's structure (multi-rubric emission
 // heads, a gate and a linear-chain CRF) at line granularity.
 //
-// It has four parts:
+// This package is what inference needs, and all that the library's binaries
+// compile of the model:
 //
-//   - data: a loader for the training cases (gzipped JSONL with a split
-//     field) and per-line labels: gold lines; the semantic rubric (gold lines
-//     plus the smallest enclosing statement or block, when short); the
-//     dependency rubric of the rubric package (scope and control-flow
-//     headers, definitions, imports; decay^hops); the fused label is their
-//     union.
 //   - features: per-line features that are cheap at inference — BM25 and
 //     IDF-weighted query-piece overlap (exact, stemmed and 4-character
 //     prefix) of the line, its neighbours and its enclosing definition, the
@@ -23,7 +18,18 @@
 //     rubric keep emissions (semantic, dependency) mixed by a softmax gate
 //     into fused emissions, decoded by a linear-chain CRF over the lines.
 //     Inference is plain Go: Score returns the CRF marginal P(keep), Rank a
-//     ranking score for fixed budgets.
+//     ranking score for fixed budgets. Load, Save and Embedded read and
+//     write checkpoints; NewModel initialises one for training.
+//
+// Training lives in package train (internal/linemodel/train, used by
+// examples/train):
+//
+//   - data: a loader for the training cases (gzipped JSONL with a split
+//     field) and per-line labels: gold lines; the semantic rubric (gold lines
+//     plus the smallest enclosing statement or block, when short, from
+//     Analysis.Enclosing); the dependency rubric of the rubric package
+//     (scope and control-flow headers, definitions, imports; decay^hops);
+//     the fused label is their union.
 //   - training: a GoMLX graph computing the loss — fused CRF-NLL +
 //     λ·(semantic + dependency CRF-NLLs) + a gate-balance regulariser (LaMR
 //     §3.3) + a listwise term training a ranking head on the gold lines —
@@ -32,6 +38,9 @@
 //     GoMLX's own DotGeneral gradient is slow on the pure Go backends.
 //     AdamW runs in Go; checkpoints carry the optimizer state and resume at
 //     the exact step.
+//
+// TestRootDoesNotImportTrain keeps the library's root package free of
+// package train.
 //
 // The metric is the eval sets': keep the top r·n lines by score and compute
 // recall and hit with internal/evalset.

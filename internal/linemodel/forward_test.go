@@ -25,11 +25,11 @@ func (m *Model) forwardRef(in Input) Outputs {
 	x := make([]float32, n*FI)
 	u := make([]float32, D)
 	if len(in.QIDs) > 0 {
-		embedRows(u, m.P[pEmbQ], in.QIDs, 1, len(in.QIDs), D)
+		embedRows(u, m.P[ParamEmbQ], in.QIDs, 1, len(in.QIDs), D)
 	}
 	v := make([]float32, n*D)
 	if len(in.TIDs) >= n*MaxLineIDs {
-		embedRows(v, m.P[pEmbT], in.TIDs, n, MaxLineIDs, D)
+		embedRows(v, m.P[ParamEmbT], in.TIDs, n, MaxLineIDs, D)
 	}
 	for i := 0; i < n; i++ {
 		row := x[i*FI : (i+1)*FI]
@@ -49,26 +49,26 @@ func (m *Model) forwardRef(in Input) Outputs {
 		}
 	}
 	a1 := make([]float32, n*h1)
-	dense(a1, x, m.P[pW1], m.P[pB1], n, FI, h1, true)
+	dense(a1, x, m.P[ParamW1], m.P[ParamB1], n, FI, h1, true)
 	a2 := make([]float32, n*h2)
-	dense(a2, a1, m.P[pW2], m.P[pB2], n, h1, h2, true)
+	dense(a2, a1, m.P[ParamW2], m.P[ParamB2], n, h1, h2, true)
 	z := make([]float32, n*4*h2)
 	poolContext(z, a2, def, n, h2)
 	a3 := make([]float32, n*h3)
-	dense(a3, z, m.P[pW3], m.P[pB3], n, 4*h2, h3, true)
-	hd := make([]float32, n*numHeads)
-	dense(hd, a3, m.P[pWH], m.P[pBH], n, h3, numHeads, false)
+	dense(a3, z, m.P[ParamW3], m.P[ParamB3], n, 4*h2, h3, true)
+	hd := make([]float32, n*NumHeads)
+	dense(hd, a3, m.P[ParamWH], m.P[ParamBH], n, h3, NumHeads, false)
 	o.Sem, o.Dep, o.Gate, o.Fused, o.Keep = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
 	o.RankHead = make([]float32, n)
 	em := make([]float32, 2*n)
 	for i := 0; i < n; i++ {
-		r := hd[i*numHeads : (i+1)*numHeads]
+		r := hd[i*NumHeads : (i+1)*NumHeads]
 		g := float32(1 / (1 + math.Exp(float64(r[3]-r[2])))) // softmax over two logits
 		o.Sem[i], o.Dep[i], o.Gate[i], o.RankHead[i] = r[0], r[1], g, r[4]
 		o.Fused[i] = g*r[0] + (1-g)*r[1]
 		em[2*i+1] = o.Fused[i]
 	}
-	p, err := crf.NewParams(m.P[pTransF], m.P[pStartF], m.P[pEndF], 2)
+	p, err := crf.NewParams(m.P[ParamTransF], m.P[ParamStartF], m.P[ParamEndF], 2)
 	if err == nil {
 		var w crf.Workspace
 		var marg []float64

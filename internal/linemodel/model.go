@@ -49,31 +49,34 @@ type Config struct {
 	Val map[string]float64 `json:"val,omitempty"`
 }
 
-// Parameter indices into Model.P, in checkpoint order.
+// Parameter indices into Model.P, in checkpoint order. They are exported
+// for the trainer (package train), whose graph and optimizer address the
+// parameters by role.
 const (
-	pW1 = iota // [F + 3·Embed, H1]: features, query and line embeddings, their product
-	pB1
-	pW2 // [H1, H2]
-	pB2
-	pW3 // [4·H2, H3]: the line, its ±1 and ±2..3 neighbours, its definition
-	pB3
-	pWH // [H3, 5]: semantic keep, dependency keep, two gate logits, rank
-	pBH
-	pTransF // fused CRF [2,2], Transitions[next][prev]
-	pStartF
-	pEndF
-	pTransS // semantic rubric CRF
-	pStartS
-	pEndS
-	pTransD // dependency rubric CRF
-	pStartD
-	pEndD
-	pEmbQ // [NumBuckets, Embed] query-piece embeddings
-	pEmbT // [NumBuckets, Embed] line-piece embeddings
-	numParams
+	ParamW1 = iota // [F + 3·Embed, H1]: features, query and line embeddings, their product
+	ParamB1
+	ParamW2 // [H1, H2]
+	ParamB2
+	ParamW3 // [4·H2, H3]: the line, its ±1 and ±2..3 neighbours, its definition
+	ParamB3
+	ParamWH // [H3, 5]: semantic keep, dependency keep, two gate logits, rank
+	ParamBH
+	ParamTransF // fused CRF [2,2], Transitions[next][prev]
+	ParamStartF
+	ParamEndF
+	ParamTransS // semantic rubric CRF
+	ParamStartS
+	ParamEndS
+	ParamTransD // dependency rubric CRF
+	ParamStartD
+	ParamEndD
+	ParamEmbQ // [NumBuckets, Embed] query-piece embeddings
+	ParamEmbT // [NumBuckets, Embed] line-piece embeddings
+	// NumParams is the number of parameters (len(Model.P)).
+	NumParams
 )
 
-var paramNames = [numParams]string{
+var paramNames = [NumParams]string{
 	"trunk.0.weight", "trunk.0.bias", "trunk.1.weight", "trunk.1.bias",
 	"context.weight", "context.bias", "heads.weight", "heads.bias",
 	"crf.fused.transitions", "crf.fused.start", "crf.fused.end",
@@ -82,12 +85,12 @@ var paramNames = [numParams]string{
 	"embed.query", "embed.line",
 }
 
-// numHeads is the width of the head layer: two rubric keep scores, two
-// gate logits and the ranking score. The ranking score has its own column,
+// NumHeads is the width of the head layer (ParamWH's columns, in this
+// order): two rubric keep scores, two gate logits and the ranking score. The ranking score has its own column,
 // trained by the listwise loss on gold lines only, because the fused CRF
 // learns the union of the rubrics (imports, headers, whole blocks), which
 // at a fixed budget of lines would crowd out the gold lines.
-const numHeads = 5
+const NumHeads = 5
 
 // Model is the line scorer: a per-line trunk over standardised features,
 // context pooled from neighbouring lines and the enclosing definition, K=2
@@ -106,7 +109,7 @@ func (c Config) ParamShapes() [][]int {
 	F := len(c.Features)
 	h1, h2, h3, D := c.Hidden[0], c.Hidden[1], c.Hidden[2], c.Embed
 	return [][]int{
-		{F + 3*D, h1}, {h1}, {h1, h2}, {h2}, {4 * h2, h3}, {h3}, {h3, numHeads}, {numHeads},
+		{F + 3*D, h1}, {h1}, {h1, h2}, {h2}, {4 * h2, h3}, {h3}, {h3, NumHeads}, {NumHeads},
 		{2, 2}, {2}, {2}, {2, 2}, {2}, {2}, {2, 2}, {2}, {2},
 		{NumBuckets, D}, {NumBuckets, D},
 	}
@@ -156,13 +159,13 @@ func NewModel(cfg Config, normal func() float64) (*Model, error) {
 	}
 	for i, sh := range cfg.ParamShapes() {
 		p := make([]float32, numel(sh))
-		if i <= pWH && i%2 == 0 {
+		if i <= ParamWH && i%2 == 0 {
 			s := math.Sqrt(2 / float64(sh[0]))
 			for j := range p {
 				p[j] = float32(normal() * s)
 			}
 		}
-		if i == pEmbQ || i == pEmbT {
+		if i == ParamEmbQ || i == ParamEmbT {
 			for j := range p[cfg.Embed:] { // bucket 0 ("none") stays zero
 				p[cfg.Embed+j] = float32(normal() * 0.1)
 			}
@@ -170,33 +173,6 @@ func NewModel(cfg Config, normal func() float64) (*Model, error) {
 		m.P = append(m.P, p)
 	}
 	return m, nil
-}
-
-// SetStandardisation computes feature means and deviations over exs.
-func (m *Model) SetStandardisation(exs []Example) {
-	F := len(m.Mean)
-	sum := make([]float64, F)
-	sq := make([]float64, F)
-	cnt := 0.0
-	for _, ex := range exs {
-		for i := 0; i < ex.N; i++ {
-			row := ex.X[i*F : (i+1)*F]
-			for j, v := range row {
-				sum[j] += float64(v)
-				sq[j] += float64(v) * float64(v)
-			}
-		}
-		cnt += float64(ex.N)
-	}
-	if cnt == 0 {
-		return
-	}
-	for j := range sum {
-		mu := sum[j] / cnt
-		v := sq[j]/cnt - mu*mu
-		m.Mean[j] = float32(mu)
-		m.Std[j] = float32(math.Sqrt(math.Max(v, 1e-6)))
-	}
 }
 
 // Standardise returns (X − mean) / std.
@@ -340,10 +316,17 @@ type Input struct {
 // it returns early with an empty input (N = 0); the caller looks at
 // ctx.Err().
 func NewInput(ctx context.Context, query, text string, lang syntax.Language) Input {
+	in, _ := newInput(ctx, query, text, lang)
+	return in
+}
+
+// newInput is NewInput that also returns the syntax analysis the features
+// came from (empty when ctx is done).
+func newInput(ctx context.Context, query, text string, lang syntax.Language) (Input, syntaxInfo) {
 	lines := splitLines(ctx, text)
 	X, n, st := features(ctx, query, lines, text, lang)
 	if ctx.Err() != nil {
-		return Input{}
+		return Input{}, syntaxInfo{}
 	}
 	def := st.def
 	if len(def) != n {
@@ -351,9 +334,33 @@ func NewInput(ctx context.Context, query, text string, lang syntax.Language) Inp
 	}
 	tids := lineIDs(ctx, lines)
 	if ctx.Err() != nil {
-		return Input{}
+		return Input{}, syntaxInfo{}
 	}
-	return Input{X: X, N: n, Def: def, QIDs: QueryIDs(query), TIDs: tids, Tree: st.tree}
+	return Input{X: X, N: n, Def: def, QIDs: QueryIDs(query), TIDs: tids, Tree: st.tree}, st
+}
+
+// Analysis is a text's model input together with the syntax analysis its
+// features came from. Training (package train) builds its semantic labels
+// from it, widening a gold line to its enclosing statement (Enclosing);
+// inference needs only the Input (NewInput).
+type Analysis struct {
+	Input
+	st syntaxInfo
+}
+
+// Analyse is NewInput that also keeps the syntax analysis (see Analysis).
+// When ctx is done it returns an empty analysis (N = 0).
+func Analyse(ctx context.Context, query, text string, lang syntax.Language) Analysis {
+	in, st := newInput(ctx, query, text, lang)
+	return Analysis{Input: in, st: st}
+}
+
+// Enclosing returns the rows (0-based, inclusive) of the smallest
+// multi-line syntax node that contains row r, found from the outermost
+// node beginning on r walking up, when it spans at most maxSpan rows; ok
+// is false otherwise and when the text was not parsed.
+func (a *Analysis) Enclosing(r, maxSpan int) (lo, hi int, ok bool) {
+	return a.st.enclosing(r, maxSpan)
 }
 
 // embedRows writes, for each of the n rows, the mean embedding of the
@@ -405,7 +412,7 @@ func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
 	FI := F + 3*D
 	u := make([]float32, D)
 	if len(in.QIDs) > 0 {
-		embedRows(u, m.P[pEmbQ], in.QIDs, 1, len(in.QIDs), D)
+		embedRows(u, m.P[ParamEmbQ], in.QIDs, 1, len(in.QIDs), D)
 	}
 	def := in.Def
 	if len(def) < n {
@@ -428,7 +435,7 @@ func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
 		k := e - s
 		clear(v)
 		if hasTIDs {
-			embedRows(v, m.P[pEmbT], in.TIDs[s*MaxLineIDs:e*MaxLineIDs], k, MaxLineIDs, D)
+			embedRows(v, m.P[ParamEmbT], in.TIDs[s*MaxLineIDs:e*MaxLineIDs], k, MaxLineIDs, D)
 		}
 		for i := 0; i < k; i++ {
 			row := x[i*FI : (i+1)*FI]
@@ -440,13 +447,13 @@ func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
 				row[F+2*D+j] = u[j] * vi[j]
 			}
 		}
-		dense(a1[:k*h1], x[:k*FI], m.P[pW1], m.P[pB1], k, FI, h1, true)
-		dense(a2[s*h2:e*h2], a1[:k*h1], m.P[pW2], m.P[pB2], k, h1, h2, true)
+		dense(a1[:k*h1], x[:k*FI], m.P[ParamW1], m.P[ParamB1], k, FI, h1, true)
+		dense(a2[s*h2:e*h2], a1[:k*h1], m.P[ParamW2], m.P[ParamB2], k, h1, h2, true)
 	}
 	dm := defMeans(a2, def, n, h2)
 	z := make([]float32, bs*4*h2)
 	a3 := make([]float32, bs*h3)
-	hd := make([]float32, bs*numHeads)
+	hd := make([]float32, bs*NumHeads)
 	o.Sem, o.Dep, o.Gate, o.Fused, o.Keep = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
 	o.RankHead = make([]float32, n)
 	em := make([]float32, 2*n)
@@ -457,17 +464,17 @@ func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
 		e := min(n, s+bs)
 		k := e - s
 		poolRows(z, a2, def, dm, s, e, n, h2)
-		dense(a3[:k*h3], z[:k*4*h2], m.P[pW3], m.P[pB3], k, 4*h2, h3, true)
-		dense(hd[:k*numHeads], a3[:k*h3], m.P[pWH], m.P[pBH], k, h3, numHeads, false)
+		dense(a3[:k*h3], z[:k*4*h2], m.P[ParamW3], m.P[ParamB3], k, 4*h2, h3, true)
+		dense(hd[:k*NumHeads], a3[:k*h3], m.P[ParamWH], m.P[ParamBH], k, h3, NumHeads, false)
 		for i := s; i < e; i++ {
-			r := hd[(i-s)*numHeads : (i-s+1)*numHeads]
+			r := hd[(i-s)*NumHeads : (i-s+1)*NumHeads]
 			g := float32(1 / (1 + math.Exp(float64(r[3]-r[2])))) // softmax over two logits
 			o.Sem[i], o.Dep[i], o.Gate[i], o.RankHead[i] = r[0], r[1], g, r[4]
 			o.Fused[i] = g*r[0] + (1-g)*r[1]
 			em[2*i+1] = o.Fused[i]
 		}
 	}
-	p, err := crf.NewParams(m.P[pTransF], m.P[pStartF], m.P[pEndF], 2)
+	p, err := crf.NewParams(m.P[ParamTransF], m.P[ParamStartF], m.P[ParamEndF], 2)
 	if err == nil {
 		var w crf.Workspace
 		var marg []float64

@@ -1,4 +1,4 @@
-package linemodel
+package train
 
 import (
 	"bufio"

@@ -1,9 +1,10 @@
-package linemodel
+package train
 
 import (
 	"context"
 	"encoding/gob"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/prunekit/pruner/internal/evalset"
 	"github.com/prunekit/pruner/internal/lexical"
+	"github.com/prunekit/pruner/internal/linemodel"
 	"github.com/prunekit/pruner/internal/syntax"
 	"github.com/prunekit/pruner/rubric"
 )
@@ -22,7 +24,7 @@ type Example struct {
 	Repo string
 	Lang string
 	N    int
-	// X is the row-major N×NumFeatures feature matrix (raw, not
+	// X is the row-major N×linemodel.NumFeatures feature matrix (raw, not
 	// standardised).
 	X []float32
 	// Gold holds the 1-based gold line numbers.
@@ -38,16 +40,16 @@ type Example struct {
 	// plus the smallest enclosing statement or block) and LabDep (the
 	// rubric's dependency label).
 	Lab []uint8
-	// QIDs are the query's hashed pieces (see QueryIDs) and TIDs the lines'
-	// (n×MaxLineIDs, see LineIDs).
+	// QIDs are the query's hashed pieces (see linemodel.QueryIDs) and TIDs
+	// the lines' (n×linemodel.MaxLineIDs, see linemodel.LineIDs).
 	QIDs, TIDs []uint16
 	// Text is kept for cases that are scored (val, dev), else "".
 	Text string
 }
 
 // Input returns the model input of ex.
-func (ex *Example) Input() Input {
-	return Input{X: ex.X, N: ex.N, Def: ex.Def, QIDs: ex.QIDs, TIDs: ex.TIDs}
+func (ex *Example) Input() linemodel.Input {
+	return linemodel.Input{X: ex.X, N: ex.N, Def: ex.Def, QIDs: ex.QIDs, TIDs: ex.TIDs}
 }
 
 // Label bits of Example.Lab.
@@ -74,9 +76,10 @@ func CaseLanguage(c Case) syntax.Language {
 // NewExample computes the features and rubric targets of c.
 func NewExample(ctx context.Context, c Case, keepText bool) (Example, error) {
 	lang := CaseLanguage(c)
-	X, n, st := features(ctx, c.Query, textLines(c.Text), c.Text, lang)
-	ex := Example{ID: c.ID, Repo: c.Repo, Lang: lang.String(), N: n, X: X, Gold: c.GoldLines, Dep: make([]float32, n),
-		Def: st.defIDs(n), Lab: make([]uint8, n), QIDs: QueryIDs(c.Query), TIDs: LineIDs(textLines(c.Text))}
+	a := linemodel.Analyse(ctx, c.Query, c.Text, lang)
+	n := a.N
+	ex := Example{ID: c.ID, Repo: c.Repo, Lang: lang.String(), N: n, X: a.X, Gold: c.GoldLines, Dep: make([]float32, n),
+		Def: a.Def, Lab: make([]uint8, n), QIDs: a.QIDs, TIDs: a.TIDs}
 	if keepText {
 		ex.Text = c.Text
 	}
@@ -101,7 +104,7 @@ func NewExample(ctx context.Context, c Case, keepText bool) (Example, error) {
 		if k {
 			ex.Dep[i] = 1
 			ex.Lab[i] |= LabGold | LabSem
-			if lo, hi, ok := st.enclosing(i, maxSemSpan); ok {
+			if lo, hi, ok := a.Enclosing(i, maxSemSpan); ok {
 				for r := lo; r <= hi && r < n; r++ {
 					ex.Lab[r] |= LabSem
 				}
@@ -188,7 +191,7 @@ func SaveExamples(path string, exs []Example) error {
 // so an old cache is rebuilt rather than read with missing labels.
 const cacheVersion = "cache-v3"
 
-func cacheKey() []string { return append([]string{cacheVersion}, FeatureNames...) }
+func cacheKey() []string { return append([]string{cacheVersion}, linemodel.FeatureNames...) }
 
 // LoadExamples reads examples written by SaveExamples; it fails when the
 // feature set changed since.
@@ -253,4 +256,33 @@ func Evaluate(exs []Example, r float64, score func(ex *Example) []float32) evals
 		obs = append(obs, evalset.Observation{Metrics: evalset.Score(evalset.Lines(ex.Text), ex.Gold, kept)})
 	}
 	return evalset.Summarize(obs)
+}
+
+// SetStandardisation sets m's feature means and deviations to those of
+// the lines of exs (a deviation is at least 1e-3), so the trunk sees
+// features of unit scale.
+func SetStandardisation(m *linemodel.Model, exs []Example) {
+	F := len(m.Mean)
+	sum := make([]float64, F)
+	sq := make([]float64, F)
+	cnt := 0.0
+	for _, ex := range exs {
+		for i := 0; i < ex.N; i++ {
+			row := ex.X[i*F : (i+1)*F]
+			for j, v := range row {
+				sum[j] += float64(v)
+				sq[j] += float64(v) * float64(v)
+			}
+		}
+		cnt += float64(ex.N)
+	}
+	if cnt == 0 {
+		return
+	}
+	for j := range sum {
+		mu := sum[j] / cnt
+		v := sq[j]/cnt - mu*mu
+		m.Mean[j] = float32(mu)
+		m.Std[j] = float32(math.Sqrt(math.Max(v, 1e-6)))
+	}
 }

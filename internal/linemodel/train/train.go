@@ -1,4 +1,4 @@
-package linemodel
+package train
 
 import (
 	"encoding/json"
@@ -19,6 +19,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
 	"github.com/prunekit/pruner/crf"
+	"github.com/prunekit/pruner/internal/linemodel"
 	"github.com/prunekit/pruner/internal/safetensors"
 )
 
@@ -49,16 +50,16 @@ type TrainOptions struct {
 	Log io.Writer
 	// Validate, when set, runs after every epoch; its numbers are logged
 	// and stored in the config.
-	Validate func(m *Model) map[string]float64
+	Validate func(m *linemodel.Model) map[string]float64
 }
 
-// Trainer trains a Model: one GoMLX graph computes the loss, its gradient
-// with respect to the head outputs and CRF parameters (GoMLX autodiff,
-// cheap), and the gradient of the layers below written out as forward ops
-// (matrix products), since GoMLX's own DotGeneral gradient is slow on the
-// pure Go backends. AdamW runs in Go.
+// Trainer trains a linemodel.Model: one GoMLX graph computes the loss,
+// its gradient with respect to the head outputs and CRF parameters (GoMLX
+// autodiff, cheap), and the gradient of the layers below written out as
+// forward ops (matrix products), since GoMLX's own DotGeneral gradient is
+// slow on the pure Go backends. AdamW runs in Go.
 type Trainer struct {
-	M      *Model
+	M      *linemodel.Model
 	Opt    TrainOptions
 	exec   *G.Exec
 	m1, m2 [][]float32 // Adam moments, one per parameter
@@ -69,7 +70,7 @@ type Trainer struct {
 
 // NewTrainer prepares a trainer; backend nil means simplego
 // "ops_sequential".
-func NewTrainer(m *Model, opt TrainOptions, backend backends.Backend) (*Trainer, error) {
+func NewTrainer(m *linemodel.Model, opt TrainOptions, backend backends.Backend) (*Trainer, error) {
 	if backend == nil {
 		b, err := simplego.New("ops_sequential")
 		if err != nil {
@@ -118,10 +119,10 @@ const (
 	inTagD        // [B,L] int32 dependency labels
 	inTgt         // [B,L] normalised listwise targets
 	inCase        // [B] 1 for a real case, 0 for batch padding
-	inQ           // [B,MaxQueryIDs,1] int32 query buckets
-	inQW          // [B,MaxQueryIDs] their weights (1/count, 0 = padding)
-	inT           // [N,MaxLineIDs,1] int32 line buckets
-	inTW          // [N,MaxLineIDs] their weights
+	inQ           // [B,linemodel.MaxQueryIDs,1] int32 query buckets
+	inQW          // [B,linemodel.MaxQueryIDs] their weights (1/count, 0 = padding)
+	inT           // [N,linemodel.MaxLineIDs,1] int32 line buckets
+	inTW          // [N,linemodel.MaxLineIDs] their weights
 	numInputs
 )
 
@@ -212,7 +213,7 @@ type forwardGraph struct {
 // needs Pad, missing in simplego), so the whole graph can also be
 // differentiated by GoMLX (see the gradient test).
 func column(x *G.Node, c int) *G.Node {
-	oh := make([]float32, numHeads)
+	oh := make([]float32, linemodel.NumHeads)
 	oh[c] = 1
 	return G.ReduceSum(G.Mul(x, G.InsertAxes(G.Const(x.Graph(), oh), 0)), 1)
 }
@@ -238,15 +239,15 @@ func pooler(in []*G.Node, ref bool) func(h *G.Node, near bool) *G.Node {
 func buildForward(in []*G.Node, P []*G.Node, ref bool) *forwardGraph {
 	pool := pooler(in, ref)
 	B, L := in[inMask].Shape().Dimensions[0], in[inMask].Shape().Dimensions[1]
-	D := P[pEmbQ].Shape().Dimensions[1]
+	D := P[linemodel.ParamEmbQ].Shape().Dimensions[1]
 	f := &forwardGraph{}
-	q := G.ReduceSum(G.Mul(G.Gather(P[pEmbQ], in[inQ]), G.InsertAxes(in[inQW], -1)), 1) // [B,D]
+	q := G.ReduceSum(G.Mul(G.Gather(P[linemodel.ParamEmbQ], in[inQ]), G.InsertAxes(in[inQW], -1)), 1) // [B,D]
 	f.u = G.Reshape(G.BroadcastToDims(G.InsertAxes(q, 1), B, L, D), B*L, D)
-	f.v = G.ReduceSum(G.Mul(G.Gather(P[pEmbT], in[inT]), G.InsertAxes(in[inTW], -1)), 1) // [N,D]
+	f.v = G.ReduceSum(G.Mul(G.Gather(P[linemodel.ParamEmbT], in[inT]), G.InsertAxes(in[inTW], -1)), 1) // [N,D]
 	f.x = G.Concatenate([]*G.Node{in[inX], f.u, f.v, G.Mul(f.u, f.v)}, 1)
-	f.pre1 = linear(f.x, P[pW1], P[pB1])
+	f.pre1 = linear(f.x, P[linemodel.ParamW1], P[linemodel.ParamB1])
 	f.h1 = relu(f.pre1)
-	f.pre2 = linear(f.h1, P[pW2], P[pB2])
+	f.pre2 = linear(f.h1, P[linemodel.ParamW2], P[linemodel.ParamB2])
 	f.h2 = relu(f.pre2)
 	f.z = G.Concatenate([]*G.Node{
 		f.h2,
@@ -254,9 +255,9 @@ func buildForward(in []*G.Node, P []*G.Node, ref bool) *forwardGraph {
 		pool(f.h2, false),
 		poolDef(f.h2, in[inSeg], in[inInv]),
 	}, 1)
-	f.pre3 = linear(f.z, P[pW3], P[pB3])
+	f.pre3 = linear(f.z, P[linemodel.ParamW3], P[linemodel.ParamB3])
 	f.h3 = relu(f.pre3)
-	f.head = linear(f.h3, P[pWH], P[pBH])
+	f.head = linear(f.h3, P[linemodel.ParamWH], P[linemodel.ParamBH])
 	f.sSem = G.Reshape(column(f.head, 0), B, L)
 	f.sDep = G.Reshape(column(f.head, 1), B, L)
 	f.gl = G.Reshape(G.Stack([]*G.Node{column(f.head, 2), column(f.head, 3)}, 1), B, L, 2)
@@ -266,7 +267,7 @@ func buildForward(in []*G.Node, P []*G.Node, ref bool) *forwardGraph {
 
 // lossGraph returns the total loss and its parts (fused CRF NLL, listwise
 // loss) from the head outputs.
-func lossGraph(cfg Config, in []*G.Node, P []*G.Node, sSem, sDep, gl, rank *G.Node) (total, nllF, lw *G.Node) {
+func lossGraph(cfg linemodel.Config, in []*G.Node, P []*G.Node, sSem, sDep, gl, rank *G.Node) (total, nllF, lw *G.Node) {
 	mask, caseW := in[inMask], in[inCase]
 	nCases := G.Max(G.ReduceAllSum(caseW), G.ScalarOne(mask.Graph(), f32))
 	gate := G.Softmax(gl, -1)                                                                        // [B,L,2]
@@ -277,7 +278,7 @@ func lossGraph(cfg Config, in []*G.Node, P []*G.Node, sSem, sDep, gl, rank *G.No
 		return G.Concatenate([]*G.Node{G.ZerosLike(s3), s3}, -1)
 	}
 	nll := func(s, tags *G.Node, k int) *G.Node {
-		per := crf.NLLGraph(em(s), mask, P[pTransF+3*k], P[pStartF+3*k], P[pEndF+3*k], tags)
+		per := crf.NLLGraph(em(s), mask, P[linemodel.ParamTransF+3*k], P[linemodel.ParamStartF+3*k], P[linemodel.ParamEndF+3*k], tags)
 		return G.Div(G.ReduceAllSum(G.Mul(per, caseW)), nCases)
 	}
 	nllF = nll(fused, in[inTagF], 0)
@@ -298,13 +299,13 @@ func lossGraph(cfg Config, in []*G.Node, P []*G.Node, sSem, sDep, gl, rank *G.No
 }
 
 // trainGraph returns [loss, nllF, listwise, grads of every parameter...].
-func trainGraph(cfg Config, in []*G.Node) []*G.Node {
+func trainGraph(cfg linemodel.Config, in []*G.Node) []*G.Node {
 	P := in[numInputs:]
 	f := buildForward(in, P, false)
 	pool := pooler(in, false)
 	total, nllF, lw := lossGraph(cfg, in, P, f.sSem, f.sDep, f.gl, f.rank)
 	wrt := []*G.Node{f.sSem, f.sDep, f.gl, f.rank}
-	for i := pTransF; i <= pEndD; i++ {
+	for i := linemodel.ParamTransF; i <= linemodel.ParamEndD; i++ {
 		wrt = append(wrt, P[i])
 	}
 	gr := G.Gradient(total, wrt...)
@@ -312,35 +313,35 @@ func trainGraph(cfg Config, in []*G.Node) []*G.Node {
 	dHead := G.Concatenate([]*G.Node{
 		G.Reshape(gr[0], N, 1), G.Reshape(gr[1], N, 1), G.Reshape(gr[2], N, 2), G.Reshape(gr[3], N, 1),
 	}, 1)
-	grads := make([]*G.Node, numParams)
+	grads := make([]*G.Node, linemodel.NumParams)
 	tmm := func(a, b *G.Node) *G.Node { return G.DotGeneral(a, []int{0}, nil, b, []int{0}, nil) } // aᵀ·b
 	mmT := func(a, w *G.Node) *G.Node { return G.DotGeneral(a, []int{1}, nil, w, []int{1}, nil) } // a·wᵀ
-	grads[pWH], grads[pBH] = tmm(f.h3, dHead), G.ReduceSum(dHead, 0)
-	d3 := reluGrad(mmT(dHead, P[pWH]), f.pre3)
-	grads[pW3], grads[pB3] = tmm(f.z, d3), G.ReduceSum(d3, 0)
-	dz := mmT(d3, P[pW3])
+	grads[linemodel.ParamWH], grads[linemodel.ParamBH] = tmm(f.h3, dHead), G.ReduceSum(dHead, 0)
+	d3 := reluGrad(mmT(dHead, P[linemodel.ParamWH]), f.pre3)
+	grads[linemodel.ParamW3], grads[linemodel.ParamB3] = tmm(f.z, d3), G.ReduceSum(d3, 0)
+	dz := mmT(d3, P[linemodel.ParamW3])
 	H2 := cfg.Hidden[1]
 	part := func(k int) *G.Node { return G.Slice(dz, G.AxisRange(), G.AxisRange(k*H2, (k+1)*H2)) }
 	dh2 := G.Add(G.Add(part(0), pool(part(1), true)),
 		G.Add(pool(part(2), false), poolDef(part(3), in[inSeg], in[inInv])))
 	d2 := reluGrad(dh2, f.pre2)
-	grads[pW2], grads[pB2] = tmm(f.h1, d2), G.ReduceSum(d2, 0)
-	d1 := reluGrad(mmT(d2, P[pW2]), f.pre1)
-	grads[pW1], grads[pB1] = tmm(f.x, d1), G.ReduceSum(d1, 0)
+	grads[linemodel.ParamW2], grads[linemodel.ParamB2] = tmm(f.h1, d2), G.ReduceSum(d2, 0)
+	d1 := reluGrad(mmT(d2, P[linemodel.ParamW2]), f.pre1)
+	grads[linemodel.ParamW1], grads[linemodel.ParamB1] = tmm(f.x, d1), G.ReduceSum(d1, 0)
 	// Embeddings: split the input gradient into its u, v and u⊙v parts and
 	// scatter it back to the buckets.
-	dx := mmT(d1, P[pW1])
+	dx := mmT(d1, P[linemodel.ParamW1])
 	F, D := in[inX].Shape().Dimensions[1], cfg.Embed
 	cols := func(k int) *G.Node { return G.Slice(dx, G.AxisRange(), G.AxisRange(F+k*D, F+(k+1)*D)) }
 	du := G.Add(cols(0), G.Mul(cols(2), f.v))
 	dv := G.Add(cols(1), G.Mul(cols(2), f.u))
 	B, L := in[inMask].Shape().Dimensions[0], in[inMask].Shape().Dimensions[1]
 	dq := G.ReduceSum(G.Reshape(du, B, L, D), 1) // [B,D]
-	zeros := G.Zeros(dx.Graph(), shapes.Make(f32, NumBuckets, D))
-	grads[pEmbQ] = G.ScatterSum(zeros, in[inQ], G.Mul(G.InsertAxes(dq, 1), G.InsertAxes(in[inQW], -1)), false, false)
-	grads[pEmbT] = G.ScatterSum(zeros, in[inT], G.Mul(G.InsertAxes(dv, 1), G.InsertAxes(in[inTW], -1)), false, false)
-	for i := pTransF; i <= pEndD; i++ {
-		grads[i] = gr[4+i-pTransF]
+	zeros := G.Zeros(dx.Graph(), shapes.Make(f32, linemodel.NumBuckets, D))
+	grads[linemodel.ParamEmbQ] = G.ScatterSum(zeros, in[inQ], G.Mul(G.InsertAxes(dq, 1), G.InsertAxes(in[inQW], -1)), false, false)
+	grads[linemodel.ParamEmbT] = G.ScatterSum(zeros, in[inT], G.Mul(G.InsertAxes(dv, 1), G.InsertAxes(in[inTW], -1)), false, false)
+	for i := linemodel.ParamTransF; i <= linemodel.ParamEndD; i++ {
+		grads[i] = gr[4+i-linemodel.ParamTransF]
 	}
 	return append([]*G.Node{total, nllF, lw}, grads...)
 }
@@ -364,10 +365,10 @@ func (t *Trainer) batchInputs(exs []*Example) []any {
 	tags := [3][]int32{make([]int32, N), make([]int32, N), make([]int32, N)}
 	tgt := make([]float32, N)
 	caseW := make([]float32, B)
-	qids := make([]int32, B*MaxQueryIDs)
-	qw := make([]float32, B*MaxQueryIDs)
-	tids := make([]int32, N*MaxLineIDs)
-	tw := make([]float32, N*MaxLineIDs)
+	qids := make([]int32, B*linemodel.MaxQueryIDs)
+	qw := make([]float32, B*linemodel.MaxQueryIDs)
+	tids := make([]int32, N*linemodel.MaxLineIDs)
+	tw := make([]float32, N*linemodel.MaxLineIDs)
 	for i := range nb {
 		nb[i] = int32(N)
 	}
@@ -382,14 +383,14 @@ func (t *Trainer) batchInputs(exs []*Example) []any {
 		caseW[b] = 1
 		n := min(ex.N, L)
 		base := b * L
-		idWeights(qids[b*MaxQueryIDs:(b+1)*MaxQueryIDs], qw[b*MaxQueryIDs:(b+1)*MaxQueryIDs], ex.QIDs)
-		if len(ex.TIDs) >= n*MaxLineIDs {
+		idWeights(qids[b*linemodel.MaxQueryIDs:(b+1)*linemodel.MaxQueryIDs], qw[b*linemodel.MaxQueryIDs:(b+1)*linemodel.MaxQueryIDs], ex.QIDs)
+		if len(ex.TIDs) >= n*linemodel.MaxLineIDs {
 			for i := 0; i < n; i++ {
 				r := base + i
-				idWeights(tids[r*MaxLineIDs:(r+1)*MaxLineIDs], tw[r*MaxLineIDs:(r+1)*MaxLineIDs], ex.TIDs[i*MaxLineIDs:(i+1)*MaxLineIDs])
+				idWeights(tids[r*linemodel.MaxLineIDs:(r+1)*linemodel.MaxLineIDs], tw[r*linemodel.MaxLineIDs:(r+1)*linemodel.MaxLineIDs], ex.TIDs[i*linemodel.MaxLineIDs:(i+1)*linemodel.MaxLineIDs])
 			}
 		}
-		t.M.standardiseInto(x[base*F:(base+n)*F], ex.X[:n*F])
+		copy(x[base*F:(base+n)*F], t.M.Standardise(ex.X[:n*F]))
 		tg := ex.Targets(t.Opt.TargetDep)
 		sum := float32(0)
 		first := map[int32]int{}
@@ -435,10 +436,10 @@ func (t *Trainer) batchInputs(exs []*Example) []any {
 		tensors.FromFlatDataAndDimensions(tags[2], B, L),
 		tensors.FromFlatDataAndDimensions(tgt, B, L),
 		tensors.FromFlatDataAndDimensions(caseW, B),
-		tensors.FromFlatDataAndDimensions(qids, B, MaxQueryIDs, 1),
-		tensors.FromFlatDataAndDimensions(qw, B, MaxQueryIDs),
-		tensors.FromFlatDataAndDimensions(tids, N, MaxLineIDs, 1),
-		tensors.FromFlatDataAndDimensions(tw, N, MaxLineIDs),
+		tensors.FromFlatDataAndDimensions(qids, B, linemodel.MaxQueryIDs, 1),
+		tensors.FromFlatDataAndDimensions(qw, B, linemodel.MaxQueryIDs),
+		tensors.FromFlatDataAndDimensions(tids, N, linemodel.MaxLineIDs, 1),
+		tensors.FromFlatDataAndDimensions(tw, N, linemodel.MaxLineIDs),
 	}
 	for i, sh := range t.M.Cfg.ParamShapes() {
 		args = append(args, tensors.FromFlatDataAndDimensions(t.M.P[i], sh...))
@@ -451,7 +452,7 @@ func (t *Trainer) batchInputs(exs []*Example) []any {
 func idWeights(ids []int32, w []float32, src []uint16) {
 	k := 0
 	for _, id := range src {
-		if id != 0 && int(id) < NumBuckets && k < len(ids) {
+		if id != 0 && int(id) < linemodel.NumBuckets && k < len(ids) {
 			ids[k] = int32(id)
 			k++
 		}
@@ -501,7 +502,7 @@ func (t *Trainer) TrainStep(exs []*Example) (StepLoss, error) {
 	for pi, p := range t.M.P {
 		g := tensors.MustCopyFlatData[float32](outs[3+pi])
 		m1, m2 := t.m1[pi], t.m2[pi]
-		decay := pi <= pWH && pi%2 == 0 || pi >= pEmbQ // weight matrices and embeddings
+		decay := pi <= linemodel.ParamWH && pi%2 == 0 || pi >= linemodel.ParamEmbQ // weight matrices and embeddings
 		for i := range p {
 			gi := float64(g[i])
 			m1[i] = float32(b1*float64(m1[i]) + (1-b1)*gi)
@@ -632,7 +633,7 @@ func (t *Trainer) Save(dir string) error {
 }
 
 // Resume loads the optimizer state written by Save from dir (the model
-// itself must be loaded with Load and passed to NewTrainer).
+// itself must be loaded with linemodel.Load and passed to NewTrainer).
 func (t *Trainer) Resume(dir string) error {
 	b, err := os.ReadFile(filepath.Join(dir, "state.json"))
 	if err != nil {
