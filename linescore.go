@@ -98,7 +98,37 @@ func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax
 	}
 	ts.tree = in.Tree
 	ts.evidence = rankEvidence(order, share, total, out.Keep)
+	ts.evidence.pooled = poolFeatures(in)
 	return ts, nil
+}
+
+// gatePooled names the line model's features whose maximum and mean over
+// the lines the relevance gate reads: how strongly the best lines match
+// the query, and how broadly.
+var gatePooled = []string{"idf_share", "max_idf", "exact_ident", "stem_share", "def_name_share", "bm25_log", "win3_bm25"}
+
+// poolFeatures returns the maximum and the mean over the lines of each
+// gatePooled feature of in (raw, before the model standardizes them).
+func poolFeatures(in linemodel.Input) []float64 {
+	out := make([]float64, 2*len(gatePooled))
+	if in.N == 0 {
+		return out
+	}
+	F := linemodel.NumFeatures
+	for k, name := range gatePooled {
+		j := slices.Index(linemodel.FeatureNames, name)
+		if j < 0 {
+			continue
+		}
+		mx, sum := math.Inf(-1), 0.0
+		for i := 0; i < in.N; i++ {
+			v := float64(in.X[i*F+j])
+			mx = max(mx, v)
+			sum += v
+		}
+		out[2*k], out[2*k+1] = mx, sum/float64(in.N)
+	}
+	return out
 }
 
 // rankEvidence summarizes how the line model's ranking is shaped, for the

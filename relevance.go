@@ -30,11 +30,12 @@ func relevanceFeatures(ctx context.Context, query, text string, lines []chunk.Li
 		return nil, err
 	}
 	pieces := math.Log1p(float64(len(lexical.QueryTokens(query))))
-	return []float64{
+	f := []float64{
 		ev.top, ev.entropy, ev.nucleus, ev.keepTop,
 		coverage, pieces, math.Log1p(float64(len(lines))),
 		coverage * pieces, math.Log(ev.top + 1e-9), coverage * coverage,
-	}, nil
+	}
+	return append(f, ev.pooled...), nil
 }
 
 // gateProb is the relevance gate's logistic regression over standardized

@@ -116,8 +116,9 @@ func gatedShares(s []gateSample, prob []float64, th float64) (shuffled, matched 
 const maxMatchedGated = 0.03
 
 // TestFitRelevanceGate refits the relevance gate on shared/traindata (every
-// third case of the train split; the threshold on the val split) and
-// rewrites relevance_gate.go. Run with PRUNER_FIT_GATE=1; deterministic.
+// third case of the train split, an L2-regularized logistic regression by
+// Newton's method; the threshold on the val split) and rewrites
+// relevance_gate.go. Run with PRUNER_FIT_GATE=1; deterministic.
 func TestFitRelevanceGate(t *testing.T) {
 	if os.Getenv("PRUNER_FIT_GATE") == "" {
 		t.Skip("set PRUNER_FIT_GATE=1 to refit the relevance gate")
@@ -141,9 +142,10 @@ func TestFitRelevanceGate(t *testing.T) {
 	for j := range scale {
 		scale[j] = math.Sqrt(scale[j]) + 1e-9
 	}
-	// Full-batch gradient descent on the L2-regularized log loss.
+	// Newton's method (iteratively reweighted least squares) on the
+	// L2-regularized log loss: a few exact steps, no learning rate.
 	w, b := make([]float64, d), 0.0
-	const lr, l2 = 0.5, 1e-3
+	const l2 = 1e-2
 	z := func(f []float64) float64 {
 		s := b
 		for j, v := range f {
@@ -151,20 +153,45 @@ func TestFitRelevanceGate(t *testing.T) {
 		}
 		return s
 	}
-	for range 1000 {
-		gw, gb := make([]float64, d), 0.0
+	x := make([]float64, d+1)
+	for range 12 {
+		// Parameters θ = (w, b); x = (standardized features, 1).
+		g := make([]float64, d+1)
+		h := make([][]float64, d+1)
+		for i := range h {
+			h[i] = make([]float64, d+1)
+		}
 		for _, s := range train {
-			g := 1/(1+math.Exp(-z(s.f))) - s.label
-			gb += g
 			for j, v := range s.f {
-				gw[j] += g * (v - mean[j]) / scale[j]
+				x[j] = (v - mean[j]) / scale[j]
+			}
+			x[d] = 1
+			p := 1 / (1 + math.Exp(-z(s.f)))
+			r := p * (1 - p)
+			for j := range x {
+				g[j] += (p - s.label) * x[j]
+				for k := range x {
+					h[j][k] += r * x[j] * x[k]
+				}
 			}
 		}
 		n := float64(len(train))
-		b -= lr * gb / n
-		for j := range w {
-			w[j] -= lr * (gw[j]/n + l2*w[j])
+		for j := range d {
+			g[j] = g[j]/n + l2*w[j]
+			for k := range d + 1 {
+				h[j][k] /= n
+			}
+			h[j][j] += l2
 		}
+		g[d] /= n
+		for k := range d + 1 {
+			h[d][k] /= n
+		}
+		step := solve(h, g)
+		for j := range d {
+			w[j] -= step[j]
+		}
+		b -= step[d]
 	}
 	prob := make([]float64, len(val))
 	for i, s := range val {
@@ -224,4 +251,38 @@ func TestRelevanceGate(t *testing.T) {
 	t.Logf("dev: threshold %.2f gates %.3f of shuffled and %.3f of matched pairs", gateThreshold, sh, m)
 	assert.Greater(t, sh, 0.2, "the gate catches off-topic queries")
 	assert.Less(t, m, 0.08, "the gate rarely folds a text its query is about")
+}
+
+// solve returns x with a·x = y by Gaussian elimination with partial
+// pivoting (a is small and positive definite here).
+func solve(a [][]float64, y []float64) []float64 {
+	n := len(y)
+	m := make([][]float64, n)
+	for i := range m {
+		m[i] = append(append([]float64(nil), a[i]...), y[i])
+	}
+	for c := range n {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
+				p = r
+			}
+		}
+		m[c], m[p] = m[p], m[c]
+		for r := c + 1; r < n; r++ {
+			f := m[r][c] / m[c][c]
+			for k := c; k <= n; k++ {
+				m[r][k] -= f * m[c][k]
+			}
+		}
+	}
+	x := make([]float64, n)
+	for r := n - 1; r >= 0; r-- {
+		s := m[r][n]
+		for k := r + 1; k < n; k++ {
+			s -= m[r][k] * x[k]
+		}
+		x[r] = s / m[r][r]
+	}
+	return x
 }

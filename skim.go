@@ -34,10 +34,11 @@ type tokenScores struct {
 // lineEvidence is what the line model's ranking says about the whole
 // text's relevance (see rankEvidence).
 type lineEvidence struct {
-	top     float64 // the best line's share of the ranking
-	entropy float64 // the ranking's entropy ÷ log(lines): 1 is flat
-	nucleus float64 // share of the lines the default threshold keeps
-	keepTop float64 // mean keep marginal of the three best lines
+	top     float64   // the best line's share of the ranking
+	entropy float64   // the ranking's entropy ÷ log(lines): 1 is flat
+	nucleus float64   // share of the lines the default threshold keeps
+	keepTop float64   // mean keep marginal of the three best lines
+	pooled  []float64 // poolFeatures of the model's input
 }
 
 // encoderFunc adapts a function to chunk.Encoder.
