@@ -30,6 +30,10 @@
 // WithCompression and WithLineBudget take the best lines instead, each with
 // what the repair pass adds for it, and never exceed the budget.
 //
+// New composes a Scorer of one's own (an ONNX or LLM-backed model, a grep
+// for logs) with the same decision, repair and rendering; the Scorer
+// interface states what its scores must mean.
+//
 // # Guarantees
 //
 // Every kept line is byte-identical to the input line with the same number

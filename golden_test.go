@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/prunekit/pruner/internal/golden"
+	"github.com/prunekit/pruner/internal/syntax"
 )
 
 func tinyDir(name string) string { return filepath.Join(golden.Dir(), name) }
@@ -34,7 +35,7 @@ func TestGoldenPrune(t *testing.T) {
 						WithThreshold(c.Threshold), WithOverlap(c.ChunkOverlapTokens), WithKeepFirstLine(c.AlwaysKeepFirstFrags))
 					require.NoError(t, err)
 
-					ts, err := p.scoreTokens(context.Background(), c.Query, c.Code)
+					ts, err := p.sc.score(context.Background(), p, c.Query, c.Code, syntax.Text)
 					require.NoError(t, err)
 					require.Equal(t, len(c.Chunks), ts.windows, "windows")
 					require.Len(t, ts.spans, len(c.MergedTokenScores))

@@ -105,23 +105,32 @@ var hostileCases = []hostileCase{
 	}, nil},
 }
 
-// TestHostileInputs runs each built-in scorer (the line model and the
-// lexical baseline) on inputs built to find superlinear work: deep
+// TestHostileInputs runs each built-in line scorer (the line model and the
+// lexical baseline) and a user's Scorer on inputs built to find superlinear work: deep
 // nesting, a million empty lines, a 5 MB line, long whitespace runs, NULs,
 // random bytes (refused as binary by default, pruned as text with
 // WithBinaryInput). Every call must finish with the verbatim contract intact,
 // within its memory bound, and must notice a 5 ms deadline promptly.
 func TestHostileInputs(t *testing.T) {
-	scorers := []string{ScorerLine, ScorerLexical}
+	// The built-in line scorers and a user's Scorer (New): the bounds hold
+	// for the pipeline around any scorer that is itself linear.
+	scorers := map[string]func(opts ...Option) (*Pruner, error){
+		ScorerLine: func(opts ...Option) (*Pruner, error) { return Load(context.Background(), "", opts...) },
+		ScorerLexical: func(opts ...Option) (*Pruner, error) {
+			return Load(context.Background(), "", append(opts, WithScorer(ScorerLexical))...)
+		},
+		"grep": func(opts ...Option) (*Pruner, error) { return New(grepScorer{}, opts...) },
+	}
+	names := []string{ScorerLine, ScorerLexical, "grep"}
 	for _, hc := range hostileCases {
 		text := hc.text(t, *long)
 		// Binary inputs (NULs, random bytes) are refused by default; the
 		// contract runs on them with WithBinaryInput(true).
 		binary := binaryReason(text) != ""
 		lines := chunk.CountLines(text)
-		for _, scorer := range scorers {
+		for _, scorer := range names {
 			t.Run(hc.name+"/"+scorer, func(t *testing.T) {
-				p, err := Load(context.Background(), "", append([]Option{WithScorer(scorer)}, hc.opts...)...)
+				p, err := scorers[scorer](hc.opts...)
 				require.NoError(t, err)
 				if binary {
 					_, err := p.Prune(context.Background(), "how are errors handled?", text)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/lexical"
+	"github.com/prunekit/pruner/internal/syntax"
 )
 
 // Scorer names accepted by WithScorer.
@@ -18,9 +19,16 @@ const (
 	ScorerLexical = "lexical"
 )
 
-// scoreLexical scores text's lines with BM25 and shapes the result like the
+// lexicalScorer is the BM25 baseline.
+type lexicalScorer struct{}
+
+func (lexicalScorer) defaultThreshold() (float64, bool) { return 0, false }
+
+func (lexicalScorer) hasCRF() bool { return false }
+
+// score scores text's lines with BM25 and shapes the result like the
 // model's, so the same decision, repair and rendering follow.
-func (p *Pruner) scoreLexical(ctx context.Context, query, text string) (*tokenScores, error) {
+func (lexicalScorer) score(ctx context.Context, p *Pruner, query, text string, _ syntax.Language) (*tokenScores, error) {
 	lines := chunk.SplitLines(text)
 	scores, doc, err := lexical.Scorer{}.ScoreLinesContext(ctx, query, text, lines)
 	if err != nil {

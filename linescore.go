@@ -28,13 +28,22 @@ const lineThreshold = 0.2
 // threshold is the keep threshold in effect: WithThreshold's, else the
 // scorer's default.
 func (p *Pruner) threshold() float64 {
-	if !p.cfg.thresholdSet && p.lines != nil {
-		return lineThreshold
+	if !p.cfg.thresholdSet {
+		if t, ok := p.sc.defaultThreshold(); ok {
+			return t
+		}
 	}
 	return p.cfg.threshold
 }
 
-// scoreLines scores text's lines with the embedded line model.
+// lineScorer is the embedded line model.
+type lineScorer struct{ m *linemodel.Model }
+
+func (lineScorer) defaultThreshold() (float64, bool) { return lineThreshold, true }
+
+func (lineScorer) hasCRF() bool { return false }
+
+// score scores text's lines with the embedded line model.
 //
 // The model's ranking head is trained listwise: the softmax of its scores
 // over a file's lines estimates each line's share of the lines that matter.
@@ -46,7 +55,7 @@ func (p *Pruner) threshold() float64 {
 // a recall of 0.47, t = 0.2 keeps 25% with 0.75. The order is the ranking
 // order, so budgets take the same lines as a top-k. The document score is
 // the best line's keep marginal from the model's CRF.
-func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax.Language) (*tokenScores, error) {
+func (s lineScorer) score(ctx context.Context, p *Pruner, query, text string, lang syntax.Language) (*tokenScores, error) {
 	lines := chunk.SplitLines(text)
 	in := linemodel.NewInput(ctx, query, text, lang)
 	if err := ctx.Err(); err != nil {
@@ -55,11 +64,11 @@ func (p *Pruner) scoreLines(ctx context.Context, query, text string, lang syntax
 	if in.N != len(lines) {
 		return nil, fmt.Errorf("pruner: line model read %d lines of %d", in.N, len(lines))
 	}
-	out, err := p.lines.ForwardContext(ctx, in)
+	out, err := s.m.ForwardContext(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	rank := p.lines.RankOutputs(out)
+	rank := s.m.RankOutputs(out)
 	// Blank lines are never relevant on their own (repair and rendering
 	// decide them): they take no share.
 	order := make([]int, 0, len(lines))

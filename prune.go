@@ -51,21 +51,10 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 		res.Language = string(lang)
 		return res, nil
 	}
-	var ts *tokenScores
 	var verdict relevanceVerdict
-	switch {
-	case p.lines != nil:
-		if ts, err = p.scoreLines(ctx, query, text, lang); err != nil {
-			return nil, err
-		}
-	case p.model == nil:
-		if ts, err = p.scoreLexical(ctx, query, text); err != nil {
-			return nil, err
-		}
-	default:
-		if ts, err = p.scoreTokens(ctx, query, text); err != nil {
-			return nil, err
-		}
+	ts, err := p.sc.score(ctx, p, query, text, lang)
+	if err != nil {
+		return nil, err
 	}
 	if p.cfg.renderer == RenderSWEPruner {
 		res = p.renderCompat(text, ts)
@@ -84,7 +73,7 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 		res.Score = verdict.prob
 	}
 	res.Scorer = p.kind
-	if p.model != nil {
+	if ts.tokenLevel {
 		res.TokenScores = make([]TokenScore, len(ts.byteSpans(text)))
 		for i, b := range ts.byteSpans(text) {
 			res.TokenScores[i] = TokenScore{Start: b.Start, End: b.End, Score: b.Score}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/swecompat"
+	"github.com/prunekit/pruner/internal/syntax"
 )
 
 var (
@@ -42,19 +43,26 @@ type namedPruner struct {
 	p    *Pruner
 }
 
-// allScorers returns a Pruner per scorer: the tiny LaMR checkpoint (the
-// Qwen3 skimmer path), the embedded line model and the lexical baseline.
+// allScorers returns a Pruner per scorer — the conformance suite: the tiny
+// LaMR checkpoint (the Qwen3 skimmer path), the embedded line model, the
+// lexical baseline and a user's Scorer through New (grepScorer, as in
+// ExampleNew).
 // The contract tests run on each, on any bytes: they accept binary input
 // (WithBinaryInput), whose refusal binary_test.go tests.
 func allScorers(t testing.TB) []namedPruner {
 	t.Helper()
-	line, err := Load(context.Background(), "", WithBinaryInput(true))
+	// The inputs here are small: WithMinInputTokens(0) runs the whole
+	// pipeline on them.
+	opts := []Option{WithBinaryInput(true), WithMinInputTokens(0)}
+	line, err := Load(context.Background(), "", opts...)
 	require.NoError(t, err)
-	lex, err := Load(context.Background(), "", WithScorer(ScorerLexical), WithBinaryInput(true))
+	lex, err := Load(context.Background(), "", append(opts, WithScorer(ScorerLexical))...)
 	require.NoError(t, err)
-	tiny, err := tinyPruner(t).With(WithBinaryInput(true))
+	tiny, err := tinyPruner(t).With(opts...)
 	require.NoError(t, err)
-	return []namedPruner{{"tiny-lamr", tiny}, {ScorerLine, line}, {ScorerLexical, lex}}
+	grep, err := New(grepScorer{}, opts...)
+	require.NoError(t, err)
+	return []namedPruner{{"tiny-lamr", tiny}, {ScorerLine, line}, {ScorerLexical, lex}, {"grep", grep}}
 }
 
 // checkInvariants asserts the contract of a Result against its input: every
@@ -292,7 +300,7 @@ func TestDecisionModes(t *testing.T) {
 			require.GreaterOrEqual(t, l.Score, 0.0)
 			require.LessOrEqual(t, l.Score, 1.0)
 		}
-		ts, err := q.scoreTokens(context.Background(), "how is PATH searched?", text)
+		ts, err := q.sc.score(context.Background(), q, "how is PATH searched?", text, syntax.Text)
 		require.NoError(t, err)
 		fractional := 0
 		for _, s := range ts.spans {
@@ -362,11 +370,12 @@ func TestLongQueryTruncated(t *testing.T) {
 	checkInvariants(t, text, res)
 	require.Len(t, res.Notes, 1)
 	assert.Contains(t, res.Notes[0], "query truncated")
-	short, notes := p.fitQuery(query)
+	sk := p.sc.(*skimScorer)
+	short, notes := sk.fitQuery(p, query)
 	require.NotEmpty(t, notes)
 	assert.True(t, strings.HasPrefix(query, short))
 	n := len(p.encode(chunk.FormatQuery(p.cfg.instruction, short)))
-	room := chunk.TextBudget(256, len(p.prefix), n, len(p.suffix))
+	room := chunk.TextBudget(256, len(sk.prefix), n, len(sk.suffix))
 	assert.GreaterOrEqual(t, room, chunk.MinTextTokens)
 	assert.Less(t, room, chunk.MinTextTokens+5, "the query keeps as much as fits")
 }

@@ -33,15 +33,10 @@ var (
 // concurrent use; the weights are shared by all calls and by Pruners derived
 // with With.
 type Pruner struct {
-	cfg    config
-	model  *skimmer.Model
-	lines  *linemodel.Model // the embedded line model (kind "line")
-	tok    *tokenizer.Tokenizer
-	params crf.Params // final CRF (Viterbi, Marginal); zero when absent
-	hasCRF bool
-	kind   string
-	prefix []int32
-	suffix []int32
+	cfg  config
+	sc   scorer // the scoring stage: a built-in or a user's Scorer
+	tok  *tokenizer.Tokenizer
+	kind string // the scorer's name (Result.Scorer)
 }
 
 // Load reads a SWE-Pruner or LaMR checkpoint folder (config.json,
@@ -68,12 +63,13 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pruner: tokenizer: %w", err)
 		}
-		p := &Pruner{cfg: cfg, tok: tok, kind: ScorerLexical}
+		p := &Pruner{cfg: cfg, tok: tok, sc: lexicalScorer{}, kind: ScorerLexical}
 		if cfg.scorer != ScorerLexical {
-			if p.lines, err = linemodel.Embedded(); err != nil {
+			m, err := linemodel.Embedded()
+			if err != nil {
 				return nil, fmt.Errorf("pruner: %w: embedded line model: %w", ErrBadCheckpoint, err)
 			}
-			p.kind = ScorerLine
+			p.sc, p.kind = lineScorer{m}, ScorerLine
 		}
 		if err := p.checkDecision(); err != nil {
 			return nil, err
@@ -100,18 +96,18 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 		return nil, fmt.Errorf("pruner: %w: tokenizer has %d tokens but the embedding only %d rows",
 			ErrBadCheckpoint, tok.VocabSize(), mc.Backbone.VocabSize)
 	}
-	p := &Pruner{cfg: cfg, model: model, tok: tok, kind: "swe-pruner"}
+	sk := &skimScorer{model: model, prefix: chunk.DefaultPrefixIDs(), suffix: chunk.DefaultSuffixIDs()}
+	p := &Pruner{cfg: cfg, sc: sk, tok: tok, kind: "swe-pruner"}
 	if mc.NumRubrics > 1 {
 		p.kind = "lamr"
 	}
 	if w := model.FinalCRF; len(w.Transitions) > 0 {
-		p.params, err = crf.NewParams(w.Transitions, w.Start, w.End, 2)
+		sk.params, err = crf.NewParams(w.Transitions, w.Start, w.End, 2)
 		if err != nil {
 			return nil, fmt.Errorf("pruner: %w: final CRF: %w", ErrBadCheckpoint, err)
 		}
-		p.hasCRF = true
+		sk.crf = true
 	}
-	p.prefix, p.suffix = chunk.DefaultPrefixIDs(), chunk.DefaultSuffixIDs()
 	if err := p.checkDecision(); err != nil {
 		return nil, err
 	}
@@ -163,7 +159,7 @@ func scorerName(s string) string {
 
 func (p *Pruner) checkDecision() error {
 	d := p.decision()
-	if (d == Viterbi || d == Marginal) && !p.hasCRF {
+	if (d == Viterbi || d == Marginal) && !p.sc.hasCRF() {
 		return fmt.Errorf("pruner: %w: decision %q needs a CRF, and this checkpoint has none", ErrOption, d)
 	}
 	return nil
@@ -176,7 +172,7 @@ func (p *Pruner) decision() Decision {
 	if p.cfg.decision != DecisionDefault {
 		return p.cfg.decision
 	}
-	if p.kind == "lamr" && p.hasCRF {
+	if p.kind == "lamr" && p.sc.hasCRF() {
 		return Viterbi
 	}
 	return Prob
@@ -184,7 +180,7 @@ func (p *Pruner) decision() Decision {
 
 // Kind names what scores lines: "swe-pruner" (one rubric), "lamr"
 // (semantic and dependency rubrics with gating), "line" (the embedded line
-// model) or "lexical" (BM25).
+// model), "lexical" (BM25) or a Scorer's Name (New).
 func (p *Pruner) Kind() string { return p.kind }
 
 func loadTokenizer(dir string) (*tokenizer.Tokenizer, error) {

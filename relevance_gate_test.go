@@ -40,7 +40,7 @@ func gateSamples(t *testing.T, p *Pruner, files []evalset.File) []gateSample {
 				require.NoError(t, err)
 				lang, err := q.language(c.Text)
 				require.NoError(t, err)
-				ts, err := q.scoreLines(ctx, c.Query, c.Text, lang)
+				ts, err := q.sc.score(ctx, q, c.Query, c.Text, lang)
 				require.NoError(t, err, c.ID)
 				feats, err := relevanceFeatures(ctx, c.Query, c.Text, ts.lines, ts.evidence)
 				require.NoError(t, err)

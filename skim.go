@@ -29,6 +29,9 @@ type tokenScores struct {
 	windows   int
 	notes     []string
 	evidence  *lineEvidence // the line model's ranking shape, else nil
+	// tokenLevel says spans are the model's token scores (the skimmer's),
+	// reported in Result.TokenScores; else one span per line.
+	tokenLevel bool
 }
 
 // lineEvidence is what the line model's ranking says about the whole
@@ -46,6 +49,25 @@ type encoderFunc func(string) []chunk.Token
 
 func (f encoderFunc) Encode(text string) []chunk.Token { return f(text) }
 
+// skimScorer is the Qwen3 skimmer of SWE-Pruner and LaMR checkpoints: it
+// scores tokens in overlapping windows, decided by keep probabilities or
+// the final CRF.
+type skimScorer struct {
+	model  *skimmer.Model
+	params crf.Params // final CRF (Viterbi, Marginal); zero when absent
+	crf    bool
+	prefix []int32
+	suffix []int32
+}
+
+func (s *skimScorer) score(ctx context.Context, p *Pruner, query, text string, _ syntax.Language) (*tokenScores, error) {
+	return s.scoreTokens(ctx, p, query, text)
+}
+
+func (*skimScorer) defaultThreshold() (float64, bool) { return 0, false }
+
+func (s *skimScorer) hasCRF() bool { return s.crf }
+
 // budgetInstruction is the instruction that sizes windows.
 func (p *Pruner) budgetInstruction() string {
 	if p.cfg.budgetInstr != "" {
@@ -58,13 +80,13 @@ func (p *Pruner) budgetInstruction() string {
 // chunk.MinTextTokens tokens per window for text (the reference refuses to
 // prune then; we keep the head of the query, where an agent's question puts
 // its point, and say so in a note).
-func (p *Pruner) fitQuery(query string) (string, []string) {
+func (s *skimScorer) fitQuery(p *Pruner, query string) (string, []string) {
 	// shortfall is how many tokens q's prompt must lose (≤ 0: it fits).
 	shortfall := func(q string) int {
 		worst := 0
 		for _, instr := range []string{p.cfg.instruction, p.budgetInstruction()} {
 			n := len(p.encode(chunk.FormatQuery(instr, q)))
-			worst = max(worst, chunk.MinTextTokens-chunk.TextBudget(p.cfg.maxLength, len(p.prefix), n, len(p.suffix)))
+			worst = max(worst, chunk.MinTextTokens-chunk.TextBudget(p.cfg.maxLength, len(s.prefix), n, len(s.suffix)))
 		}
 		return worst
 	}
@@ -90,20 +112,20 @@ func (p *Pruner) fitQuery(query string) (string, []string) {
 // scoreTokens runs the model over text in windows and returns merged token
 // scores. Windows go through the model in batches; ctx is checked between
 // batches.
-func (p *Pruner) scoreTokens(ctx context.Context, query, text string) (*tokenScores, error) {
-	query, notes := p.fitQuery(query)
+func (s *skimScorer) scoreTokens(ctx context.Context, p *Pruner, query, text string) (*tokenScores, error) {
+	query, notes := s.fitQuery(p, query)
 	overlap := p.cfg.overlap
 	if overlap == 0 {
 		overlap = -1 // chunk.Options reads 0 as "default"
 	}
 	plan, err := chunk.Prepare(encoderFunc(p.encode), query, text, chunk.Options{
 		Instruction: p.cfg.instruction, BudgetInstruction: p.budgetInstruction(),
-		MaxLength: p.cfg.maxLength, Overlap: overlap, PrefixIDs: p.prefix, SuffixIDs: p.suffix,
+		MaxLength: p.cfg.maxLength, Overlap: overlap, PrefixIDs: s.prefix, SuffixIDs: s.suffix,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pruner: %w", err)
 	}
-	out := &tokenScores{inputToks: plan.TextTokens, textToks: plan.Tokens, notes: notes}
+	out := &tokenScores{inputToks: plan.TextTokens, textToks: plan.Tokens, notes: notes, tokenLevel: true}
 	windows, inputs := plan.Windows, plan.Inputs
 	for _, in := range inputs {
 		out.modelToks += len(in.IDs)
@@ -121,13 +143,13 @@ func (p *Pruner) scoreTokens(ctx context.Context, query, text string) (*tokenSco
 		for i := range rows {
 			rows[i] = inputs[lo+i].IDs
 		}
-		outs, err := p.model.Run(ctx, rows)
+		outs, err := s.model.Run(ctx, rows)
 		if err != nil {
 			return nil, fmt.Errorf("pruner: model: %w", err)
 		}
 		for i, o := range outs {
 			in := inputs[lo+i]
-			scores, err := p.decide(o, in.DocStart, in.DocEnd, mode)
+			scores, err := s.decide(o, in.DocStart, in.DocEnd, mode)
 			if err != nil {
 				return nil, err
 			}
@@ -142,7 +164,7 @@ func (p *Pruner) scoreTokens(ctx context.Context, query, text string) (*tokenSco
 
 // decide turns one window's model outputs at text positions [lo, hi) into
 // per-token keep scores.
-func (p *Pruner) decide(o skimmer.Output, lo, hi int, mode Decision) ([]float64, error) {
+func (s *skimScorer) decide(o skimmer.Output, lo, hi int, mode Decision) ([]float64, error) {
 	n := hi - lo
 	k := len(o.Emissions) / (2 * o.N)
 	// fused[i] = Σ_k gate_k · (prune_k, keep_k), in float32 as the fork does.
@@ -172,7 +194,7 @@ func (p *Pruner) decide(o skimmer.Output, lo, hi int, mode Decision) ([]float64,
 			return nil, fmt.Errorf("pruner: crf: %w", err)
 		}
 		if mode == Viterbi {
-			path, _, err := crf.Viterbi(p.params, em, nil)
+			path, _, err := crf.Viterbi(s.params, em, nil)
 			if err != nil {
 				return nil, fmt.Errorf("pruner: viterbi: %w", err)
 			}
@@ -181,7 +203,7 @@ func (p *Pruner) decide(o skimmer.Output, lo, hi int, mode Decision) ([]float64,
 			}
 			return scores, nil
 		}
-		marg, err := crf.Marginals(p.params, em, nil)
+		marg, err := crf.Marginals(s.params, em, nil)
 		if err != nil {
 			return nil, fmt.Errorf("pruner: marginals: %w", err)
 		}
