@@ -183,3 +183,37 @@ func TestSmallInputsWhole(t *testing.T) {
 	_, err = p.With(WithMinInputTokens(-1))
 	require.ErrorIs(t, err, ErrOption)
 }
+
+// FuzzPruneBudget: under any token or line budget the invariants hold and
+// the whole output fits the budget, unless the result says why not (the
+// caller's always-keep lines alone exceed it).
+func FuzzPruneBudget(f *testing.F) {
+	f.Add("how?", "def f():\n    return 1\n\n\ndef g():\n    return 2\n", uint16(12), false)
+	f.Add("q", "a\r\nb\rc\x00\xff\n", uint16(1), true)
+	f.Add("err", "package main\n\nfunc main() {\n\tif err != nil {\n\t\tpanic(err)\n\t}\n}\n", uint16(3), true)
+	line, err := Load(context.Background(), "", WithBinaryInput(true), WithMinInputTokens(0))
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, query, text string, n uint16, lines bool) {
+		if len(text) > 4096 || len(query) > 512 || n == 0 {
+			return
+		}
+		opt := WithTokenBudget(int(n))
+		if lines {
+			opt = WithLineBudget(float64(n%100+1) / 100)
+		}
+		p, err := line.With(opt)
+		require.NoError(t, err)
+		res, err := p.Prune(context.Background(), query, text)
+		require.NoError(t, err)
+		checkInvariants(t, text, res)
+		if res.Unpruned != "" {
+			return
+		}
+		if lines {
+			limit := max(1, int(math.RoundToEven(float64(n%100+1)/100*float64(len(res.Lines)))))
+			assert.LessOrEqual(t, resultLines(res), limit, "notes %q", res.Notes)
+		} else {
+			assert.LessOrEqual(t, line.tok.Count(res.Text), int(n), "notes %q", res.Notes)
+		}
+	})
+}
