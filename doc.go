@@ -68,7 +68,7 @@
 // character), and a cancelled context or an expired deadline is noticed
 // within milliseconds in every stage: tokenization, features, the model,
 // parsing, repair, budgets and rendering. With the embedded line model a
-// call's peak memory stays within about 64 bytes per input byte plus 900
+// call's peak memory stays within about 64 bytes per input byte plus 700
 // bytes per line plus a constant (the hostile-input suite checks this);
 // texts over 1 MiB are parsed in pieces cut at top-level boundaries, so
 // tree-sitter's own tree never holds more than a piece. By default Prune

@@ -18,16 +18,17 @@ import (
 // C heap and garbage not yet collected included) of at most
 // hostileBytesFactor bytes per input byte plus hostileLineBytes per line
 // plus a constant, and a deadline noticed within hostileDeadlineSlack. The
-// line bound is what the line model needs: its input is 248 bytes per line
-// and the forward pass keeps 208, and Go's collector lets the heap grow to
-// about twice what is live, so 2×(248+208) (700 was measured once at 426 MB
-// of 503 MB on 200K one-line definitions, but the same code peaks anywhere
-// from 355 to 510 MB there with the collector's timing). The slack is loose on purpose: the suite runs
-// on a shared 2-core machine, and what it catches is work that ignores the
+// line bound is what the line model needs: its input holds 28 bytes per
+// line (NewInputRows computes the feature rows as the forward pass needs
+// them) and the forward pass keeps 208, and Go's collector lets the heap
+// grow to about twice what is live; 700 leaves room for the collector's
+// timing (200K one-line definitions peak at 180-395 MB of a 503 MB bound).
+// The slack is loose on purpose: the suite runs on a shared 2-core
+// machine, and what it catches is work that ignores the
 // context for seconds or minutes (measured overshoot: a few milliseconds).
 const (
 	hostileBytesFactor   = 64
-	hostileLineBytes     = 2 * (248 + 208)
+	hostileLineBytes     = 700
 	hostileConstBytes    = 128 << 20
 	hostileDeadline      = 5 * time.Millisecond
 	hostileDeadlineSlack = 2 * time.Second

@@ -57,7 +57,9 @@ func (lineScorer) hasCRF() bool { return false }
 // the best line's keep marginal from the model's CRF.
 func (s lineScorer) score(ctx context.Context, p *Pruner, query, text string, lang syntax.Language) (*tokenScores, error) {
 	lines := chunk.SplitLines(text)
-	in := linemodel.NewInput(ctx, query, text, lang)
+	// The rows of the feature matrix are computed as the forward pass
+	// needs them: a large text never holds the whole matrix.
+	in := linemodel.NewInputRows(ctx, query, text, lang)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -120,22 +122,10 @@ var gatePooled = []string{"idf_share", "max_idf", "exact_ident", "stem_share", "
 // gatePooled feature of in (raw, before the model standardizes them).
 func poolFeatures(in linemodel.Input) []float64 {
 	out := make([]float64, 2*len(gatePooled))
-	if in.N == 0 {
-		return out
-	}
-	F := linemodel.NumFeatures
 	for k, name := range gatePooled {
-		j := slices.Index(linemodel.FeatureNames, name)
-		if j < 0 {
-			continue
+		if j := slices.Index(linemodel.FeatureNames, name); j >= 0 {
+			out[2*k], out[2*k+1] = in.Pooled(j)
 		}
-		mx, sum := math.Inf(-1), 0.0
-		for i := 0; i < in.N; i++ {
-			v := float64(in.X[i*F+j])
-			mx = max(mx, v)
-			sum += v
-		}
-		out[2*k], out[2*k+1] = mx, sum/float64(in.N)
 	}
 	return out
 }

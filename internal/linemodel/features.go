@@ -97,21 +97,40 @@ func features(ctx context.Context, query string, lines []string, text string, la
 	if n == 0 {
 		return X, 0, syntaxInfo{}
 	}
+	f := prepareFeatures(ctx, query, lines, text, lang)
+	if f == nil {
+		return nil, 0, syntaxInfo{}
+	}
+	for i := range lines {
+		if done(ctx, i) {
+			return nil, 0, syntaxInfo{}
+		}
+		f.writeRow(X[i*F:(i+1)*F], i)
+	}
+	return X, n, f.st
+}
+
+// prepareFeatures computes what the rows of the feature matrix are made of
+// (the query's matches, BM25, idf tables, the syntax analysis, definition
+// statistics) for len(lines) > 0; writeRow then fills any row from it. It
+// returns nil when ctx is done.
+func prepareFeatures(ctx context.Context, query string, lines []string, text string, lang syntax.Language) *featureState {
+	n := len(lines)
 	f := featureState{lines: lines, n: n, fn: float64(n), logN: math.Log1p(float64(n))}
 	var ok bool
 	f.qt, f.qidx = queryPieces(query)
 	if f.qm, ok = matchLines(ctx, lines, f.qt, f.qidx); !ok {
-		return nil, 0, syntaxInfo{}
+		return nil
 	}
 	f.exact = newIDFTable(f.qm.masks, len(f.qt), n)
 	f.stemmed = newIDFTable(f.qm.smasks, len(f.qt), n)
 	f.stemShare, f.distStem = stemProximity(f.qm.smasks, &f.stemmed)
 	if ctx.Err() != nil {
-		return nil, 0, syntaxInfo{}
+		return nil
 	}
 	var err error
 	if f.bm, err = scoreBM25(ctx, query, lines); err != nil {
-		return nil, 0, syntaxInfo{}
+		return nil
 	}
 	for i := range lines {
 		f.maxShare = max(f.maxShare, f.exact.share(f.qm.masks[i]))
@@ -120,16 +139,10 @@ func features(ctx context.Context, query string, lines []string, text string, la
 	f.distStrong = distanceTo(n, func(i int) bool { return f.bm.bm[i] > 0 && f.bm.bmn[i] >= 0.5 })
 	f.st = analyseSyntax(ctx, text, lang, n)
 	if ctx.Err() != nil {
-		return nil, 0, syntaxInfo{}
+		return nil
 	}
 	f.defs = newDefScorer(f.st, n, f.qidx, &f.qm, f.bm.bmn, &f.exact, &f.stemmed)
-	for i := range lines {
-		if done(ctx, i) {
-			return nil, 0, syntaxInfo{}
-		}
-		f.writeRow(X[i*F:(i+1)*F], i)
-	}
-	return X, n, f.st
+	return &f
 }
 
 // queryPieces returns the query's distinct lexical pieces, at most

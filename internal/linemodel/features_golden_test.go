@@ -167,3 +167,44 @@ func TestFeaturesGolden(t *testing.T) {
 	assert.Equal(t, len(got), checked, "inputs missing from the golden file")
 	t.Logf("%d inputs (%d from the dev set) bit-identical to %s", checked, len(dev), featuresGoldenFile)
 }
+
+// TestInputRowsMatchesInput: an input of NewInputRows computes the same
+// rows as NewInput's matrix, bit for bit, the forward pass gives the same
+// outputs on it, and its pooled columns (gathered while the forward pass
+// computes the rows) are the matrix's.
+func TestInputRowsMatchesInput(t *testing.T) {
+	local, dev := goldenInputs(t)
+	ctx := context.Background()
+	m, err := Embedded()
+	require.NoError(t, err)
+	if len(dev) > 60 {
+		dev = dev[:60]
+	}
+	buf := make([]float32, NumFeatures)
+	for _, c := range append(local, dev...) {
+		in := NewInput(ctx, c.query, c.text, c.lang)
+		lazy := NewInputRows(ctx, c.query, c.text, c.lang)
+		require.Equal(t, in.N, lazy.N, c.name)
+		require.Nil(t, lazy.X, "no matrix")
+		require.Equal(t, in.Def, lazy.Def, c.name)
+		require.Equal(t, in.TIDs, lazy.TIDs, c.name)
+		for i := 0; i < in.N; i++ {
+			got := lazy.Row(i, buf)
+			want := in.Row(i, nil)
+			for j := range want {
+				if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+					t.Fatalf("%s: row %d column %s: %v vs %v", c.name, i, FeatureNames[j], got[j], want[j])
+				}
+			}
+		}
+		lazy = NewInputRows(ctx, c.query, c.text, c.lang)
+		a, b := m.Forward(in), m.Forward(lazy)
+		require.Equal(t, a, b, "%s: forward outputs", c.name)
+		for j := range NumFeatures {
+			mx, mean := in.Pooled(j)
+			lmx, lmean := lazy.Pooled(j)
+			require.Equal(t, mx, lmx, "%s %s max", c.name, FeatureNames[j])
+			require.InDelta(t, mean, lmean, 1e-12*math.Max(1, math.Abs(mean)), "%s %s mean", c.name, FeatureNames[j])
+		}
+	}
+}

@@ -310,6 +310,69 @@ type Input struct {
 	// Tree is the parse the features were computed from (nil when the text
 	// was not parsed), for callers that need it too (the repair pass).
 	Tree *syntax.Tree
+	// rows, when X is nil (NewInputRows), computes rows of X on demand,
+	// so that inference never holds the n×NumFeatures matrix; pool
+	// accumulates their column statistics as they are computed.
+	rows *featureState
+	pool *columnPool
+}
+
+// columnPool accumulates the maximum and sum of each feature column over
+// the rows computed so far.
+type columnPool struct {
+	max, sum []float64
+	rows     int
+}
+
+// Row returns row i of the feature matrix: a slice of X, or, for an input
+// of NewInputRows, dst (NumFeatures long) filled with it.
+func (in Input) Row(i int, dst []float32) []float32 {
+	F := NumFeatures
+	if in.rows == nil {
+		return in.X[i*F : (i+1)*F]
+	}
+	clear(dst)
+	in.rows.writeRow(dst, i)
+	if p := in.pool; p != nil {
+		for j, v := range dst {
+			if p.rows == 0 {
+				p.max[j] = float64(v)
+			} else {
+				p.max[j] = max(p.max[j], float64(v))
+			}
+			p.sum[j] += float64(v)
+		}
+		p.rows++
+	}
+	return dst
+}
+
+// Pooled returns the maximum and the mean over the rows of feature column
+// j. For an input of NewInputRows it reads what the forward pass computed
+// (each row once, in order), computing the rows itself when it did not.
+func (in Input) Pooled(j int) (mx, mean float64) {
+	if in.N == 0 {
+		return 0, 0
+	}
+	if in.rows != nil && in.pool != nil && in.pool.rows == in.N {
+		return in.pool.max[j], in.pool.sum[j] / float64(in.N)
+	}
+	mx = math.Inf(-1)
+	sum := 0.0
+	buf := make([]float32, NumFeatures)
+	for i := 0; i < in.N; i++ {
+		var v float64
+		if in.rows == nil {
+			v = float64(in.X[i*NumFeatures+j])
+		} else {
+			clear(buf)
+			in.rows.writeRow(buf, i)
+			v = float64(buf[j])
+		}
+		mx = max(mx, v)
+		sum += v
+	}
+	return mx, sum / float64(in.N)
 }
 
 // NewInput computes the model input of text for query. When ctx is done
@@ -318,6 +381,39 @@ type Input struct {
 func NewInput(ctx context.Context, query, text string, lang syntax.Language) Input {
 	in, _ := newInput(ctx, query, text, lang)
 	return in
+}
+
+// NewInputRows is NewInput without the feature matrix: its rows are
+// computed when the forward pass (or Row) asks for them, once each, so a
+// call holds NumFeatures floats per line only for the lines of one block.
+// The rows equal NewInput's bit for bit.
+func NewInputRows(ctx context.Context, query, text string, lang syntax.Language) Input {
+	lines := splitLines(ctx, text)
+	n := len(lines)
+	var f *featureState
+	if n > 0 {
+		if f = prepareFeatures(ctx, query, lines, text, lang); f == nil {
+			return Input{}
+		}
+	}
+	if ctx.Err() != nil {
+		return Input{}
+	}
+	var st syntaxInfo
+	if f != nil {
+		st = f.st
+	}
+	def := st.def
+	if len(def) != n {
+		def = st.defIDs(n)
+	}
+	tids := lineIDs(ctx, lines)
+	if ctx.Err() != nil {
+		return Input{}
+	}
+	F := NumFeatures
+	return Input{N: n, Def: def, QIDs: QueryIDs(query), TIDs: tids, Tree: st.tree,
+		rows: f, pool: &columnPool{max: make([]float64, F), sum: make([]float64, F)}}
 }
 
 // newInput is NewInput that also returns the syntax analysis the features
@@ -424,6 +520,7 @@ func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
 	hasTIDs := len(in.TIDs) >= n*MaxLineIDs
 	bs := min(n, forwardBlock)
 	x := make([]float32, bs*FI)
+	raw := make([]float32, NumFeatures) // a row of an input without X
 	v := make([]float32, bs*D)
 	a1 := make([]float32, bs*h1)
 	a2 := make([]float32, n*h2)
@@ -439,7 +536,7 @@ func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
 		}
 		for i := 0; i < k; i++ {
 			row := x[i*FI : (i+1)*FI]
-			m.standardiseInto(row[:F], in.X[(s+i)*F:(s+i+1)*F])
+			m.standardiseInto(row[:F], in.Row(s+i, raw))
 			vi := v[i*D : (i+1)*D]
 			copy(row[F:F+D], u)
 			copy(row[F+D:F+2*D], vi)
