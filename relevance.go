@@ -66,6 +66,10 @@ func (p *Pruner) judgeRelevance(ctx context.Context, query, text string, ts *tok
 	if err != nil {
 		return relevanceVerdict{}, err
 	}
+	if len(f) != len(gateWeights) {
+		// A gate fitted on other features is no judgement at all.
+		return relevanceVerdict{}, nil
+	}
 	v := relevanceVerdict{prob: gateProb(f), judged: true}
 	min := gateThreshold
 	if p.cfg.minRelevanceSet {
