@@ -87,5 +87,8 @@
 // backbone holds the Qwen3 decoder and fusion block, crf the emission heads
 // and the linear-chain CRF, chunk the model input and window logic,
 // astrepair the syntax-aware repair and rendering, rubric the LaMR rubric
-// labels for training.
+// labels for training. Each built-in scorer is a package of its own under
+// internal/ (skimmer, linemodel, lexical) whose ScoreText hands the pipeline
+// an internal/scoring Result; this package composes one scoring stage with
+// the decision, repair and rendering.
 package pruner

@@ -37,17 +37,17 @@ func TestGoldenPrune(t *testing.T) {
 
 					ts, err := p.sc.score(context.Background(), p, c.Query, c.Code, syntax.Text)
 					require.NoError(t, err)
-					require.Equal(t, len(c.Chunks), ts.windows, "windows")
-					require.Len(t, ts.spans, len(c.MergedTokenScores))
+					require.Equal(t, len(c.Chunks), ts.Windows, "windows")
+					require.Len(t, ts.Spans, len(c.MergedTokenScores))
 					worst := 0.0
 					for i, want := range c.MergedTokenScores {
-						got := ts.spans[i]
+						got := ts.Spans[i]
 						require.Equal(t, [2]int{int(want[0]), int(want[1])}, [2]int{got.Start, got.End}, "span %d", i)
 						worst = math.Max(worst, math.Abs(got.Score-want[2]))
 					}
 					t.Logf("merged token scores: max abs diff %.3g", worst)
 					require.LessOrEqual(t, worst, 1e-5)
-					require.InDelta(t, c.Score, ts.doc, 1e-5)
+					require.InDelta(t, c.Score, ts.Doc, 1e-5)
 
 					res, err := p.Prune(context.Background(), c.Query, c.Code)
 					require.NoError(t, err)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/internal/linemodel"
 )
 
 // The default pipeline (no checkpoint) runs the embedded line model, and
@@ -66,7 +68,7 @@ func TestLineModelThresholds(t *testing.T) {
 	text := string(data)
 	p, err := Load(ctx, "", WithRepair(false))
 	require.NoError(t, err)
-	assert.Equal(t, lineThreshold, p.threshold(), "the line model's default threshold")
+	assert.Equal(t, linemodel.DefaultThreshold, p.threshold(), "the line model's default threshold")
 	var prev []int
 	for _, th := range []float64{0.9, 0.5, 0.2, 0.05} {
 		q, err := p.With(WithThreshold(th))

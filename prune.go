@@ -68,26 +68,26 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 			return nil, err
 		}
 	}
-	res.Score = ts.doc
+	res.Score = ts.Doc
 	if verdict.judged {
 		res.Score = verdict.prob
 	}
 	res.Scorer = p.kind
-	if ts.tokenLevel {
-		res.TokenScores = make([]TokenScore, len(ts.byteSpans(text)))
-		for i, b := range ts.byteSpans(text) {
+	if ts.TokenLevel {
+		res.TokenScores = make([]TokenScore, len(ts.ByteSpans(text)))
+		for i, b := range ts.ByteSpans(text) {
 			res.TokenScores[i] = TokenScore{Start: b.Start, End: b.End, Score: b.Score}
 		}
 	}
-	res.Windows = ts.windows
-	res.Notes = append(res.Notes, ts.notes...)
+	res.Windows = ts.Windows
+	res.Notes = append(res.Notes, ts.Notes...)
 	kept := res.Tokens.Kept
 	if p.cfg.renderer == RenderSWEPruner {
 		if kept, err = p.tok.CountContext(ctx, res.Text); err != nil {
 			return nil, err
 		}
 	}
-	res.Tokens = TokenCounts{Input: ts.inputToks, ModelInput: ts.modelToks, Kept: kept}
+	res.Tokens = TokenCounts{Input: ts.InputToks, ModelInput: ts.ModelToks, Kept: kept}
 	return res, nil
 }
 
@@ -145,9 +145,9 @@ func (p *Pruner) unpruned(text, why string) *Result {
 // renderCompat reproduces the SWE-Pruner service: Python splitlines
 // numbering, its character aggregation quirks and its renderer.
 func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
-	spans := make([][2]int, len(ts.spans))
-	scores := make([]float64, len(ts.spans))
-	for i, s := range ts.spans {
+	spans := make([][2]int, len(ts.Spans))
+	scores := make([]float64, len(ts.Spans))
+	for i, s := range ts.Spans {
 		spans[i] = [2]int{s.Start, s.End}
 		scores[i] = s.Score
 	}
@@ -184,19 +184,19 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 // weighted line scores, threshold or budget, repair, folding and
 // placeholder rendering.
 func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores, lang syntax.Language, verdict relevanceVerdict) (*Result, error) {
-	lines := ts.lines
+	lines := ts.Lines
 	if lines == nil {
 		lines = chunk.SplitLines(text)
 	}
-	scores, covered := ts.lineScores, ts.covered
+	scores, covered := ts.LineScores, ts.Covered
 	if scores == nil {
-		scores, covered = chunk.LineScores(text, lines, ts.byteSpans(text))
+		scores, covered = chunk.LineScores(text, lines, ts.ByteSpans(text))
 	}
 	res := &Result{Lines: make([]Line, len(lines)), Language: string(lang)}
 	for i := range lines {
 		res.Lines[i] = Line{Number: i + 1, Score: scores[i]}
 	}
-	a, err := astrepair.AnalyzeTree(ctx, text, lang, ts.tree)
+	a, err := astrepair.AnalyzeTree(ctx, text, lang, ts.Tree)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -228,9 +228,9 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	always := p.alwaysKeep(text, lines)
 	var fo *folding
 	if p.cfg.budget.set() {
-		fo, err = f.budgeted(ctx, scores, covered, always, ts.inputToks)
+		fo, err = f.budgeted(ctx, scores, covered, always, ts.InputToks)
 	} else {
-		fo, err = f.thresholded(ctx, scores, covered, always, verdict, ts.inputToks)
+		fo, err = f.thresholded(ctx, scores, covered, always, verdict, ts.InputToks)
 	}
 	if err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 				}
 			}
 		}
-		return p.wholeResult(res, text, fo.whole, ts.inputToks), nil
+		return p.wholeResult(res, text, fo.whole, ts.InputToks), nil
 	}
 	res.Notes = append(res.Notes, fo.notes...)
 	for i := range res.Lines {

@@ -303,7 +303,7 @@ func TestDecisionModes(t *testing.T) {
 		ts, err := q.sc.score(context.Background(), q, "how is PATH searched?", text, syntax.Text)
 		require.NoError(t, err)
 		fractional := 0
-		for _, s := range ts.spans {
+		for _, s := range ts.Spans {
 			if s.Score != 0 && s.Score != 1 {
 				fractional++
 			}
@@ -311,7 +311,7 @@ func TestDecisionModes(t *testing.T) {
 		if d == Viterbi {
 			require.Zero(t, fractional, "Viterbi token scores are 0 or 1")
 		} else {
-			require.Equal(t, len(ts.spans), fractional, "%s token scores are probabilities", d)
+			require.Equal(t, len(ts.Spans), fractional, "%s token scores are probabilities", d)
 		}
 	}
 }
@@ -370,12 +370,12 @@ func TestLongQueryTruncated(t *testing.T) {
 	checkInvariants(t, text, res)
 	require.Len(t, res.Notes, 1)
 	assert.Contains(t, res.Notes[0], "query truncated")
-	sk := p.sc.(*skimScorer)
-	short, notes := sk.fitQuery(p, query)
+	sk := p.sc.(skimStage).s
+	short, notes := sk.FitQuery(encoderFunc(p.encode), p.skimOptions(), query)
 	require.NotEmpty(t, notes)
 	assert.True(t, strings.HasPrefix(query, short))
 	n := len(p.encode(chunk.FormatQuery(p.cfg.instruction, short)))
-	room := chunk.TextBudget(256, len(sk.prefix), n, len(sk.suffix))
+	room := chunk.TextBudget(256, len(sk.Prefix), n, len(sk.Suffix))
 	assert.GreaterOrEqual(t, room, chunk.MinTextTokens)
 	assert.Less(t, room, chunk.MinTextTokens+5, "the query keeps as much as fits")
 }

@@ -63,13 +63,13 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pruner: tokenizer: %w", err)
 		}
-		p := &Pruner{cfg: cfg, tok: tok, sc: lexicalScorer{}, kind: ScorerLexical}
+		p := &Pruner{cfg: cfg, tok: tok, sc: lexicalStage{}, kind: ScorerLexical}
 		if cfg.scorer != ScorerLexical {
 			m, err := linemodel.Embedded()
 			if err != nil {
 				return nil, fmt.Errorf("pruner: %w: embedded line model: %w", ErrBadCheckpoint, err)
 			}
-			p.sc, p.kind = lineScorer{m}, ScorerLine
+			p.sc, p.kind = lineStage{m}, ScorerLine
 		}
 		if err := p.checkDecision(); err != nil {
 			return nil, err
@@ -96,17 +96,17 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 		return nil, fmt.Errorf("pruner: %w: tokenizer has %d tokens but the embedding only %d rows",
 			ErrBadCheckpoint, tok.VocabSize(), mc.Backbone.VocabSize)
 	}
-	sk := &skimScorer{model: model, prefix: chunk.DefaultPrefixIDs(), suffix: chunk.DefaultSuffixIDs()}
-	p := &Pruner{cfg: cfg, sc: sk, tok: tok, kind: "swe-pruner"}
+	sk := &skimmer.Scorer{Model: model, Prefix: chunk.DefaultPrefixIDs(), Suffix: chunk.DefaultSuffixIDs()}
+	p := &Pruner{cfg: cfg, sc: skimStage{sk}, tok: tok, kind: "swe-pruner"}
 	if mc.NumRubrics > 1 {
 		p.kind = "lamr"
 	}
 	if w := model.FinalCRF; len(w.Transitions) > 0 {
-		sk.params, err = crf.NewParams(w.Transitions, w.Start, w.End, 2)
+		sk.Params, err = crf.NewParams(w.Transitions, w.Start, w.End, 2)
 		if err != nil {
 			return nil, fmt.Errorf("pruner: %w: final CRF: %w", ErrBadCheckpoint, err)
 		}
-		sk.crf = true
+		sk.CRF = true
 	}
 	if err := p.checkDecision(); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/lexical"
+	"github.com/prunekit/pruner/internal/scoring"
 )
 
 // relevanceVerdict is the document-level judgement made after scoring:
@@ -21,7 +22,7 @@ type relevanceVerdict struct {
 // relevanceFeatures describes a (query, text) pair for the relevance gate:
 // the line model's ranking shape and the query's lexical coverage of the
 // text. Without line-model evidence it returns nil.
-func relevanceFeatures(ctx context.Context, query, text string, lines []chunk.Line, ev *lineEvidence) ([]float64, error) {
+func relevanceFeatures(ctx context.Context, query, text string, lines []chunk.Line, ev *scoring.Evidence) ([]float64, error) {
 	if ev == nil {
 		return nil, nil
 	}
@@ -31,11 +32,11 @@ func relevanceFeatures(ctx context.Context, query, text string, lines []chunk.Li
 	}
 	pieces := math.Log1p(float64(len(lexical.QueryTokens(query))))
 	f := []float64{
-		ev.top, ev.entropy, ev.nucleus, ev.keepTop,
+		ev.Top, ev.Entropy, ev.Nucleus, ev.KeepTop,
 		coverage, pieces, math.Log1p(float64(len(lines))),
-		coverage * pieces, math.Log(ev.top + 1e-9), coverage * coverage,
+		coverage * pieces, math.Log(ev.Top + 1e-9), coverage * coverage,
 	}
-	return append(f, ev.pooled...), nil
+	return append(f, ev.Pooled...), nil
 }
 
 // gateProb is the relevance gate's logistic regression over standardized
@@ -59,10 +60,10 @@ func (p *Pruner) judgeRelevance(ctx context.Context, query, text string, ts *tok
 	if err := ctx.Err(); err != nil {
 		return relevanceVerdict{}, err
 	}
-	if ts.evidence == nil || len(ts.lines) == 0 || p.cfg.minRelevanceSet && p.cfg.minRelevance == 0 {
+	if ts.Evidence == nil || len(ts.Lines) == 0 || p.cfg.minRelevanceSet && p.cfg.minRelevance == 0 {
 		return relevanceVerdict{}, nil
 	}
-	f, err := relevanceFeatures(ctx, query, text, ts.lines, ts.evidence)
+	f, err := relevanceFeatures(ctx, query, text, ts.Lines, ts.Evidence)
 	if err != nil {
 		return relevanceVerdict{}, err
 	}

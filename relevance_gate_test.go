@@ -42,7 +42,7 @@ func gateSamples(t *testing.T, p *Pruner, files []evalset.File) []gateSample {
 				require.NoError(t, err)
 				ts, err := q.sc.score(ctx, q, c.Query, c.Text, lang)
 				require.NoError(t, err, c.ID)
-				feats, err := relevanceFeatures(ctx, c.Query, c.Text, ts.lines, ts.evidence)
+				feats, err := relevanceFeatures(ctx, c.Query, c.Text, ts.Lines, ts.Evidence)
 				require.NoError(t, err)
 				out = append(out, gateSample{feats, float64(label)})
 			}

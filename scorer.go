@@ -7,6 +7,10 @@ import (
 	"math"
 
 	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/lexical"
+	"github.com/prunekit/pruner/internal/linemodel"
+	"github.com/prunekit/pruner/internal/scoring"
+	"github.com/prunekit/pruner/internal/skimmer"
 	"github.com/prunekit/pruner/internal/syntax"
 	"github.com/prunekit/pruner/internal/tokenizer"
 )
@@ -149,11 +153,11 @@ func (c customScorer) score(ctx context.Context, p *Pruner, query, text string, 
 	if !(sc.Doc >= 0 && sc.Doc <= 1) || math.IsNaN(sc.Doc) {
 		return nil, fmt.Errorf("pruner: %w: %s scored the document %v, outside [0,1]", ErrScorer, c.s.Name(), sc.Doc)
 	}
-	ts, err := p.lineScored(ctx, text, lines, sc.Lines, sc.Doc)
+	ts, err := scoring.LineScored(ctx, p.tok.CountContext, text, lines, sc.Lines, sc.Doc)
 	if err != nil {
 		return nil, err
 	}
-	ts.notes = append(ts.notes, sc.Notes...)
+	ts.Notes = append(ts.Notes, sc.Notes...)
 	return ts, nil
 }
 
@@ -165,3 +169,96 @@ func (c customScorer) defaultThreshold() (float64, bool) {
 }
 
 func (customScorer) hasCRF() bool { return false }
+
+// Scorer names accepted by WithScorer.
+const (
+	// ScorerAuto uses the checkpoint given to Load, or the embedded line
+	// model (ScorerLine) when there is none.
+	ScorerAuto = "auto"
+	// ScorerLexical scores lines with BM25 over identifier pieces of the
+	// query. It is the baseline and the last-resort fallback, and results
+	// say so (Result.Scorer = "lexical").
+	ScorerLexical = "lexical"
+	// ScorerLine names the built-in line model: a small query-conditioned
+	// model trained with this library's own code (internal/linemodel,
+	// examples/train) and embedded in the binary. It scores whole lines on
+	// the CPU in milliseconds, needs no checkpoint and no network, and is
+	// what ScorerAuto uses when Load gets no checkpoint. Results say
+	// Scorer = "line".
+	ScorerLine = "line"
+)
+
+// tokenScores is what a scoring stage hands the rest of the pipeline.
+type tokenScores = scoring.Result
+
+// threshold is the keep threshold in effect: WithThreshold's, else the
+// scorer's default.
+func (p *Pruner) threshold() float64 {
+	if !p.cfg.thresholdSet {
+		if t, ok := p.sc.defaultThreshold(); ok {
+			return t
+		}
+	}
+	return p.cfg.threshold
+}
+
+// The built-in scoring stages: each scorer lives in its own package
+// (internal/skimmer, internal/linemodel, internal/lexical); these adapt
+// them to the Pruner's options.
+
+// skimStage is the Qwen3 skimmer of SWE-Pruner and LaMR checkpoints.
+type skimStage struct{ s *skimmer.Scorer }
+
+func (k skimStage) score(ctx context.Context, p *Pruner, query, text string, _ syntax.Language) (*tokenScores, error) {
+	ts, err := k.s.ScoreText(ctx, encoderFunc(p.encode), p.skimOptions(), query, text)
+	if err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("pruner: %w", err)
+	}
+	return ts, err
+}
+
+func (skimStage) defaultThreshold() (float64, bool) { return 0, false }
+
+func (k skimStage) hasCRF() bool { return k.s.CRF }
+
+// skimOptions are p's options as the skimmer reads them.
+func (p *Pruner) skimOptions() skimmer.Options {
+	mode := skimmer.ModeProb
+	switch p.decision() {
+	case Viterbi:
+		mode = skimmer.ModeViterbi
+	case Marginal:
+		mode = skimmer.ModeMarginal
+	}
+	return skimmer.Options{
+		Instruction: p.cfg.instruction, BudgetInstruction: p.cfg.budgetInstr,
+		MaxLength: p.cfg.maxLength, Overlap: p.cfg.overlap, BatchSize: p.cfg.batchSize, Mode: mode,
+	}
+}
+
+// encoderFunc adapts a function to chunk.Encoder.
+type encoderFunc func(string) []chunk.Token
+
+func (f encoderFunc) Encode(text string) []chunk.Token { return f(text) }
+
+// lineStage is the embedded line model.
+type lineStage struct{ m *linemodel.Model }
+
+func (s lineStage) score(ctx context.Context, p *Pruner, query, text string, lang syntax.Language) (*tokenScores, error) {
+	return s.m.ScoreText(ctx, p.tok.CountContext, query, text, lang)
+}
+
+func (lineStage) defaultThreshold() (float64, bool) { return linemodel.DefaultThreshold, true }
+
+func (lineStage) hasCRF() bool { return false }
+
+// lexicalStage is the BM25 baseline.
+type lexicalStage struct{}
+
+func (lexicalStage) score(ctx context.Context, p *Pruner, query, text string, _ syntax.Language) (*tokenScores, error) {
+	return lexical.ScoreText(ctx, p.tok.CountContext, query, text)
+}
+
+func (lexicalStage) defaultThreshold() (float64, bool) { return 0, false }
+
+func (lexicalStage) hasCRF() bool { return false }

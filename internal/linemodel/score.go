@@ -1,4 +1,4 @@
-package pruner
+package linemodel
 
 import (
 	"cmp"
@@ -6,44 +6,20 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/prunekit/pruner/chunk"
-	"github.com/prunekit/pruner/internal/linemodel"
+	"github.com/prunekit/pruner/internal/scoring"
 	"github.com/prunekit/pruner/internal/syntax"
 )
 
-// ScorerLine names the built-in line model: a small query-conditioned model
-// trained with this library's own code (internal/linemodel, examples/train)
-// and embedded in the binary. It scores whole lines on the CPU in
-// milliseconds, needs no checkpoint and no network, and is what ScorerAuto
-// uses when Load gets no checkpoint. Results say Scorer = "line".
-const ScorerLine = "line"
-
-// lineThreshold is the line model's default threshold (see WithThreshold):
+// DefaultThreshold is the line model's default threshold on its scores:
 // keep the best lines until they are expected to hold 80% of the lines that
 // matter. On the val split this keeps 25% of the lines (before repair) with
 // a gold-line recall of 0.75.
-const lineThreshold = 0.2
+const DefaultThreshold = 0.2
 
-// threshold is the keep threshold in effect: WithThreshold's, else the
-// scorer's default.
-func (p *Pruner) threshold() float64 {
-	if !p.cfg.thresholdSet {
-		if t, ok := p.sc.defaultThreshold(); ok {
-			return t
-		}
-	}
-	return p.cfg.threshold
-}
-
-// lineScorer is the embedded line model.
-type lineScorer struct{ m *linemodel.Model }
-
-func (lineScorer) defaultThreshold() (float64, bool) { return lineThreshold, true }
-
-func (lineScorer) hasCRF() bool { return false }
-
-// score scores text's lines with the embedded line model.
+// ScoreText scores text's lines with the model for the pruning pipeline.
 //
 // The model's ranking head is trained listwise: the softmax of its scores
 // over a file's lines estimates each line's share of the lines that matter.
@@ -55,29 +31,29 @@ func (lineScorer) hasCRF() bool { return false }
 // a recall of 0.47, t = 0.2 keeps 25% with 0.75. The order is the ranking
 // order, so budgets take the same lines as a top-k. The document score is
 // the best line's keep marginal from the model's CRF.
-func (s lineScorer) score(ctx context.Context, p *Pruner, query, text string, lang syntax.Language) (*tokenScores, error) {
+func (m *Model) ScoreText(ctx context.Context, count scoring.Counter, query, text string, lang syntax.Language) (*scoring.Result, error) {
 	lines := chunk.SplitLines(text)
 	// The rows of the feature matrix are computed as the forward pass
 	// needs them: a large text never holds the whole matrix.
-	in := linemodel.NewInputRows(ctx, query, text, lang)
+	in := NewInputRows(ctx, query, text, lang)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if in.N != len(lines) {
 		return nil, fmt.Errorf("pruner: line model read %d lines of %d", in.N, len(lines))
 	}
-	out, err := s.m.ForwardContext(ctx, in)
+	out, err := m.ForwardContext(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	rank := s.m.RankOutputs(out)
+	rank := m.RankOutputs(out)
 	// Blank lines are never relevant on their own (repair and rendering
 	// decide them): they take no share.
 	order := make([]int, 0, len(lines))
 	best := math.Inf(-1)
 	for i, l := range lines {
 		// A NaN rank (only from corrupt weights) leaves the line out.
-		if !isBlank(text[l.Start:l.End]) && !math.IsNaN(float64(rank[i])) {
+		if strings.TrimSpace(text[l.Start:l.End]) != "" && !math.IsNaN(float64(rank[i])) {
 			order = append(order, i)
 			best = max(best, float64(rank[i]))
 		}
@@ -103,13 +79,13 @@ func (s lineScorer) score(ctx context.Context, p *Pruner, query, text string, la
 			doc = max(doc, k)
 		}
 	}
-	ts, err := p.lineScored(ctx, text, lines, scores, doc)
+	ts, err := scoring.LineScored(ctx, count, text, lines, scores, doc)
 	if err != nil {
 		return nil, err
 	}
-	ts.tree = in.Tree
-	ts.evidence = rankEvidence(order, share, total, out.Keep)
-	ts.evidence.pooled = poolFeatures(in)
+	ts.Tree = in.Tree
+	ts.Evidence = rankEvidence(order, share, total, out.Keep)
+	ts.Evidence.Pooled = poolFeatures(in)
 	return ts, nil
 }
 
@@ -120,10 +96,10 @@ var gatePooled = []string{"idf_share", "max_idf", "exact_ident", "stem_share", "
 
 // poolFeatures returns the maximum and the mean over the lines of each
 // gatePooled feature of in (raw, before the model standardizes them).
-func poolFeatures(in linemodel.Input) []float64 {
+func poolFeatures(in Input) []float64 {
 	out := make([]float64, 2*len(gatePooled))
 	for k, name := range gatePooled {
-		if j := slices.Index(linemodel.FeatureNames, name); j >= 0 {
+		if j := slices.Index(FeatureNames, name); j >= 0 {
 			out[2*k], out[2*k+1] = in.Pooled(j)
 		}
 	}
@@ -135,13 +111,13 @@ func poolFeatures(in linemodel.Input) []float64 {
 // a few lines, one it does not leaves it flat. order is the ranked lines,
 // share their unnormalized softmax weights (total their sum), keep the
 // model's keep marginals.
-func rankEvidence(order []int, share []float64, total float64, keep []float32) *lineEvidence {
-	ev := &lineEvidence{}
+func rankEvidence(order []int, share []float64, total float64, keep []float32) *scoring.Evidence {
+	ev := &scoring.Evidence{}
 	n := len(order)
 	if n == 0 || !(total > 0) {
 		return ev
 	}
-	ev.top = share[0] / total
+	ev.Top = share[0] / total
 	h := 0.0
 	above := 0.0
 	nucleus := n
@@ -150,19 +126,19 @@ func rankEvidence(order []int, share []float64, total float64, keep []float32) *
 		if q > 0 {
 			h -= q * math.Log(q)
 		}
-		if above < 1-lineThreshold {
+		if above < 1-DefaultThreshold {
 			nucleus = j + 1
 		}
 		above += q
 	}
 	if n > 1 {
-		ev.entropy = h / math.Log(float64(n))
+		ev.Entropy = h / math.Log(float64(n))
 	}
-	ev.nucleus = float64(nucleus) / float64(n)
+	ev.Nucleus = float64(nucleus) / float64(n)
 	k := min(3, n)
 	for _, i := range order[:k] {
 		if m := float64(keep[i]); m >= 0 && m <= 1 {
-			ev.keepTop += m / float64(k)
+			ev.KeepTop += m / float64(k)
 		}
 	}
 	return ev
