@@ -100,7 +100,7 @@ type budgetOutcome int
 const (
 	budgetMet        budgetOutcome = iota
 	budgetUnrepaired               // no repaired line fitted: lines kept without their repair
-	budgetExceeded                 // the always-keep lines alone exceed the budget
+	budgetExceeded                 // the always-kept lines alone exceed the budget
 )
 
 // meter accounts for an output in a budget's unit while lines are added to

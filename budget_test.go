@@ -87,7 +87,7 @@ func TestSelectByBudget(t *testing.T) {
 			[]bool{true, false, false, false, true}, budgetMet},
 		{"nothing fits repaired: best lines unrepaired", []float64{0, 0, 0, 0.9, 0.8}, []bool{false, false, false, true, true}, nil, []int{1, 1, 1, 1, 1}, 1, true,
 			[]bool{false, false, false, true, false}, budgetUnrepaired},
-		{"always-keep lines over budget", []float64{0.1, 0.9}, nil, []bool{true, false}, []int{3, 1}, 2, false,
+		{"always-kept lines over budget", []float64{0.1, 0.9}, nil, []bool{true, false}, []int{3, 1}, 2, false,
 			[]bool{true, false}, budgetExceeded},
 	}
 	for _, tc := range tests {
@@ -115,7 +115,7 @@ func TestSelectByBudget(t *testing.T) {
 }
 
 // The selection never exceeds the budget, whatever the scores, costs and
-// repair structure, unless always-keep lines alone do.
+// repair structure, unless always-kept lines alone do.
 func TestSelectByBudgetNeverExceeds(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	for iter := 0; iter < 2000; iter++ {
@@ -358,7 +358,7 @@ func diffInputs(t *testing.T) []diffInput {
 
 // The capped budget walk selects exactly what the full-cost walk did, on
 // real files of every language, dev inputs and deep nesting, for random
-// scores (and depth-ordered ones), coverage, always-keep lines, line and
+// scores (and depth-ordered ones), coverage, always-kept lines, line and
 // token-like weights, budgets and hop settings.
 func TestSelectByBudgetCappedMatchesFull(t *testing.T) {
 	ctx := context.Background()

@@ -186,7 +186,7 @@ func TestSmallInputsWhole(t *testing.T) {
 
 // FuzzPruneBudget: under any token or line budget the invariants hold and
 // the whole output fits the budget, unless the result says why not (the
-// caller's always-keep lines alone exceed it).
+// caller's always-kept lines alone exceed it).
 func FuzzPruneBudget(f *testing.F) {
 	f.Add("how?", "def f():\n    return 1\n\n\ndef g():\n    return 2\n", uint16(12), false)
 	f.Add("q", "a\r\nb\rc\x00\xff\n", uint16(1), true)

@@ -109,7 +109,7 @@ func (f *folder) budgeted(ctx context.Context, scores []float64, covered, always
 			return fo, nil
 		}
 		if slices.Contains(fo.notes, noteAlwaysOver) {
-			// No lower limit can help: the always-keep lines are the
+			// No lower limit can help: the always-kept lines are the
 			// caller's and stay.
 			fo.notes = append(fo.notes, fmt.Sprintf("output is %d %s for a budget of %d", used, unit, limit))
 			return fo, nil
@@ -119,9 +119,9 @@ func (f *folder) budgeted(ctx context.Context, scores []float64, covered, always
 	return f.smallest(ctx, always, limit, tokens, unit)
 }
 
-// noteAlwaysOver says the caller's always-keep lines alone exceed the
+// noteAlwaysOver says the caller's always-kept lines alone exceed the
 // budget.
-const noteAlwaysOver = "the always-keep lines alone exceed the budget"
+const noteAlwaysOver = "the always-kept lines alone exceed the budget"
 
 // budgetRound is one selection within limit; used is the real output
 // measured in the budget's unit.
@@ -196,7 +196,7 @@ func (f *folder) budgetRound(ctx context.Context, scores []float64, covered, alw
 	return fo, used, nil
 }
 
-// smallest is the output of last resort: the always-keep lines and the
+// smallest is the output of last resort: the always-kept lines and the
 // language's required rows, else nothing at all.
 func (f *folder) smallest(ctx context.Context, always []bool, limit int, tokens bool, unit string) (*folding, error) {
 	fo := &folding{keep: slices.Clone(always), why: make([]Reason, len(always))}
