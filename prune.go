@@ -59,7 +59,7 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	if p.cfg.renderer == RenderSWEPruner {
 		res = p.renderCompat(text, ts)
 	} else {
-		verdict, err = p.judgeRelevance(ctx, query, text, ts)
+		verdict, err = p.judgeRelevance(ctx, ts)
 		if err != nil {
 			return nil, err
 		}

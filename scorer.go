@@ -245,7 +245,8 @@ func (f encoderFunc) Encode(text string) []chunk.Token { return f(text) }
 type lineStage struct{ m *linemodel.Model }
 
 func (s lineStage) score(ctx context.Context, p *Pruner, query, text string, lang syntax.Language) (*tokenScores, error) {
-	return s.m.ScoreText(ctx, p.tok.CountContext, query, text, lang)
+	judge := !(p.cfg.minRelevanceSet && p.cfg.minRelevance == 0) && p.cfg.renderer != RenderSWEPruner
+	return s.m.ScoreText(ctx, p.tok.CountContext, query, text, lang, judge)
 }
 
 func (lineStage) defaultThreshold() (float64, bool) { return linemodel.DefaultThreshold, true }

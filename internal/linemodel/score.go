@@ -31,20 +31,36 @@ const DefaultThreshold = 0.2
 // a recall of 0.47, t = 0.2 keeps 25% with 0.75. The order is the ranking
 // order, so budgets take the same lines as a top-k. The document score is
 // the best line's keep marginal from the model's CRF.
-func (m *Model) ScoreText(ctx context.Context, count scoring.Counter, query, text string, lang syntax.Language) (*scoring.Result, error) {
+//
+// With judge, the relevance gate (gate.go) also estimates whether the text
+// answers the query at all (Result.Judged, Relevance, RelevanceMin).
+func (m *Model) ScoreText(ctx context.Context, count scoring.Counter, query, text string, lang syntax.Language, judge bool) (*scoring.Result, error) {
+	res, ev, err := m.scoreText(ctx, count, query, text, lang)
+	if err != nil || !judge {
+		return res, err
+	}
+	if err := judgeRelevance(ctx, query, text, res.Lines, ev, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// scoreText is ScoreText without the judgement, returning the ranking's
+// evidence for it.
+func (m *Model) scoreText(ctx context.Context, count scoring.Counter, query, text string, lang syntax.Language) (*scoring.Result, *evidence, error) {
 	lines := chunk.SplitLines(text)
 	// The rows of the feature matrix are computed as the forward pass
 	// needs them: a large text never holds the whole matrix.
 	in := NewInputRows(ctx, query, text, lang)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if in.N != len(lines) {
-		return nil, fmt.Errorf("pruner: line model read %d lines of %d", in.N, len(lines))
+		return nil, nil, fmt.Errorf("pruner: line model read %d lines of %d", in.N, len(lines))
 	}
 	out, err := m.ForwardContext(ctx, in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rank := m.RankOutputs(out)
 	// Blank lines are never relevant on their own (repair and rendering
@@ -81,12 +97,12 @@ func (m *Model) ScoreText(ctx context.Context, count scoring.Counter, query, tex
 	}
 	ts, err := scoring.LineScored(ctx, count, text, lines, scores, doc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ts.Tree = in.Tree
-	ts.Evidence = rankEvidence(order, share, total, out.Keep)
-	ts.Evidence.Pooled = poolFeatures(in)
-	return ts, nil
+	ev := rankEvidence(order, share, total, out.Keep)
+	ev.pooled = poolFeatures(in)
+	return ts, ev, nil
 }
 
 // gatePooled names the line model's features whose maximum and mean over
@@ -106,18 +122,28 @@ func poolFeatures(in Input) []float64 {
 	return out
 }
 
+// evidence is what the model's ranking says about the whole text's
+// relevance.
+type evidence struct {
+	top     float64   // the best line's share of the ranking
+	entropy float64   // the ranking's entropy ÷ log(lines): 1 is flat
+	nucleus float64   // share of the lines the default threshold keeps
+	keepTop float64   // mean keep marginal of the three best lines
+	pooled  []float64 // poolFeatures of the model's input
+}
+
 // rankEvidence summarizes how the line model's ranking is shaped, for the
 // relevance judgement: a query the text answers concentrates the ranking on
 // a few lines, one it does not leaves it flat. order is the ranked lines,
 // share their unnormalized softmax weights (total their sum), keep the
 // model's keep marginals.
-func rankEvidence(order []int, share []float64, total float64, keep []float32) *scoring.Evidence {
-	ev := &scoring.Evidence{}
+func rankEvidence(order []int, share []float64, total float64, keep []float32) *evidence {
+	ev := &evidence{}
 	n := len(order)
 	if n == 0 || !(total > 0) {
 		return ev
 	}
-	ev.Top = share[0] / total
+	ev.top = share[0] / total
 	h := 0.0
 	above := 0.0
 	nucleus := n
@@ -132,13 +158,13 @@ func rankEvidence(order []int, share []float64, total float64, keep []float32) *
 		above += q
 	}
 	if n > 1 {
-		ev.Entropy = h / math.Log(float64(n))
+		ev.entropy = h / math.Log(float64(n))
 	}
-	ev.Nucleus = float64(nucleus) / float64(n)
+	ev.nucleus = float64(nucleus) / float64(n)
 	k := min(3, n)
 	for _, i := range order[:k] {
 		if m := float64(keep[i]); m >= 0 && m <= 1 {
-			ev.KeepTop += m / float64(k)
+			ev.keepTop += m / float64(k)
 		}
 	}
 	return ev

@@ -1,8 +1,7 @@
 // Package scoring holds what a built-in scorer hands the pruning pipeline
 // (package pruner): per-line scores, and what only some scorers have — the
 // skimmer's token scores and window counts, the line model's parse tree
-// (which the repair pass reuses) and the shape of its ranking (which the
-// relevance gate reads). Each built-in scorer lives in its own package
+// (which the repair pass reuses) and its relevance gate's judgement. Each built-in scorer lives in its own package
 // (internal/skimmer, internal/linemodel, internal/lexical) and returns a
 // Result; the root package composes it with decision, repair and
 // rendering.
@@ -42,20 +41,13 @@ type Result struct {
 	InputToks, ModelToks, Windows int
 	// Notes are said in Result.Notes.
 	Notes []string
-	// Evidence is the line model's ranking shape, else nil.
-	Evidence *Evidence
+	// Judged says the scorer estimated Relevance, its calibrated
+	// probability that the text answers the query, and RelevanceMin, below
+	// which it calls the text off-topic (the line model's relevance gate).
+	Judged                  bool
+	Relevance, RelevanceMin float64
 
 	bytes []chunk.ScoredSpan // Spans in bytes, computed on first use
-}
-
-// Evidence is what the line model's ranking says about the whole text's
-// relevance.
-type Evidence struct {
-	Top     float64   // the best line's share of the ranking
-	Entropy float64   // the ranking's entropy ÷ log(lines): 1 is flat
-	Nucleus float64   // share of the lines the default threshold keeps
-	KeepTop float64   // mean keep marginal of the three best lines
-	Pooled  []float64 // maximum and mean of the strongest match features
 }
 
 // ByteSpans returns Spans in byte offsets of text.
