@@ -22,9 +22,12 @@ import (
 // ranking's shape, the strongest query-match features pooled over the
 // lines and the query's lexical coverage of the text.
 func relevanceFeatures(ctx context.Context, query, text string, lines []chunk.Line, ev *evidence) ([]float64, error) {
-	_, coverage, err := lexical.Scorer{}.ScoreLinesContext(ctx, query, text, lines)
-	if err != nil {
-		return nil, err
+	coverage := ev.coverage
+	if !ev.hasCoverage {
+		var err error
+		if _, coverage, err = (lexical.Scorer{}).ScoreLinesContext(ctx, query, text, lines); err != nil {
+			return nil, err
+		}
 	}
 	pieces := math.Log1p(float64(len(lexical.QueryTokens(query))))
 	f := []float64{
@@ -56,4 +59,23 @@ func judgeRelevance(ctx context.Context, query, text string, lines []chunk.Line,
 	}
 	res.Judged, res.Relevance, res.RelevanceMin = true, gateProb(f), gateThreshold
 	return nil
+}
+
+// queryCoverage is the share of the query's distinct pieces that occur in
+// the text — the lexical scorer's document score — read from the features,
+// which matched every piece already, so the gate does not scan the text a
+// second time. ok is false when the features cannot tell: no lines, or
+// more pieces than a match mask holds.
+func queryCoverage(in Input, query string) (coverage float64, ok bool) {
+	if in.rows == nil {
+		return 0, false
+	}
+	nq := len(lexical.QueryTokens(query))
+	if nq > maxQueryPieces {
+		return 0, false
+	}
+	if nq == 0 {
+		return 0, true
+	}
+	return float64(in.rows.exact.present) / float64(nq), true
 }

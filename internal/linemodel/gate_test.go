@@ -17,7 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/lexical"
 	"github.com/prunekit/pruner/internal/syntax"
 	"github.com/prunekit/pruner/internal/tokenizer"
 )
@@ -289,4 +291,31 @@ func solve(a [][]float64, y []float64) []float64 {
 		x[r] = s / m[r][r]
 	}
 	return x
+}
+
+// TestQueryCoverageIsLexicalCoverage: the coverage the gate reads from the
+// features equals the lexical scorer's document score bit for bit, with
+// each input's own query and with another input's, so the gate need not
+// scan the text again.
+func TestQueryCoverageIsLexicalCoverage(t *testing.T) {
+	local, dev := goldenInputs(t)
+	cases := append(local, dev...)
+	m, err := Embedded()
+	require.NoError(t, err)
+	tok, err := tokenizer.Qwen3()
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i, c := range cases {
+		for _, query := range []string{c.query, cases[(i+len(cases)/2)%len(cases)].query} {
+			_, ev, err := m.scoreText(ctx, tok.CountContext, query, c.text, c.lang)
+			require.NoError(t, err)
+			_, want, err := lexical.Scorer{}.ScoreLinesContext(ctx, query, c.text, chunk.SplitLines(c.text))
+			require.NoError(t, err)
+			fits := len(lexical.QueryTokens(query)) <= maxQueryPieces
+			require.Equal(t, len(chunk.SplitLines(c.text)) > 0 && fits, ev.hasCoverage, "%s: read from the features unless the query has more pieces than a mask", c.name)
+			if ev.hasCoverage {
+				require.Equal(t, math.Float64bits(want), math.Float64bits(ev.coverage), "%s: %q", c.name, query)
+			}
+		}
+	}
 }

@@ -102,6 +102,7 @@ func (m *Model) scoreText(ctx context.Context, count scoring.Counter, query, tex
 	ts.Tree = in.Tree
 	ev := rankEvidence(order, share, total, out.Keep)
 	ev.pooled = poolFeatures(in)
+	ev.coverage, ev.hasCoverage = queryCoverage(in, query)
 	return ts, ev, nil
 }
 
@@ -130,6 +131,9 @@ type evidence struct {
 	nucleus float64   // share of the lines the default threshold keeps
 	keepTop float64   // mean keep marginal of the three best lines
 	pooled  []float64 // poolFeatures of the model's input
+	// coverage is queryCoverage, when hasCoverage.
+	coverage    float64
+	hasCoverage bool
 }
 
 // rankEvidence summarizes how the line model's ranking is shaped, for the
