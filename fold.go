@@ -70,9 +70,9 @@ func (f *folder) thresholded(ctx context.Context, scores []float64, covered, alw
 	if err := f.repairInto(ctx, fo.keep, fo.why, nil); err != nil {
 		return nil, err
 	}
-	always2 := func([]int) bool { return true }
-	f.required(fo.keep, fo.why, always2)
-	bridgeBlankLines(f.text, f.lines, fo.keep, fo.why, always2)
+	anyFits := func([]int) bool { return true }
+	f.required(fo.keep, fo.why, anyFits)
+	bridgeBlankLines(f.text, f.lines, fo.keep, fo.why, anyFits)
 	if err := f.unfold(ctx, fo, nil); err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/lexical"
@@ -146,11 +145,11 @@ func (c customScorer) score(ctx context.Context, p *Pruner, query, text string, 
 		return nil, fmt.Errorf("pruner: %w: %s returned %d line scores for %d lines", ErrScorer, c.s.Name(), n, len(lines))
 	}
 	for i, v := range sc.Lines {
-		if !(v >= 0 && v <= 1) {
+		if !(v >= 0 && v <= 1) { // NaN included
 			return nil, fmt.Errorf("pruner: %w: %s scored line %d %v, outside [0,1]", ErrScorer, c.s.Name(), i+1, v)
 		}
 	}
-	if !(sc.Doc >= 0 && sc.Doc <= 1) || math.IsNaN(sc.Doc) {
+	if !(sc.Doc >= 0 && sc.Doc <= 1) { // NaN included
 		return nil, fmt.Errorf("pruner: %w: %s scored the document %v, outside [0,1]", ErrScorer, c.s.Name(), sc.Doc)
 	}
 	ts, err := scoring.LineScored(ctx, p.tok.CountContext, text, lines, sc.Lines, sc.Doc)
