@@ -31,6 +31,7 @@ type Backend struct {
 	fusedAttention   atomic.Int64
 	nativeProducts   atomic.Int64
 	nativeElemwise   atomic.Int64
+	fusedRowOps      atomic.Int64
 }
 
 // Stats counts what this backend's compilations lowered natively.
@@ -38,12 +39,13 @@ type Stats struct {
 	FusedAttention int64 // masked-softmax attention blocks fused
 	NativeProducts int64 // float32 DotGenerals run on Gemm (outside fusions)
 	NativeElemwise int64 // float32 elementwise ops and last-axis sums run natively
+	FusedRowOps    int64 // RMSNorm, rotary and SwiGLU chains fused into one pass (see rowops.go)
 }
 
 // Stats returns the counts over all graphs compiled by b so far.
 func (b *Backend) Stats() Stats {
 	return Stats{FusedAttention: b.fusedAttention.Load(), NativeProducts: b.nativeProducts.Load(),
-		NativeElemwise: b.nativeElemwise.Load()}
+		NativeElemwise: b.nativeElemwise.Load(), FusedRowOps: b.fusedRowOps.Load()}
 }
 
 var _ backends.Backend = (*Backend)(nil)

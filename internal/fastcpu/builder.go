@@ -23,6 +23,7 @@ const (
 	kindDot                   // a float32 DotGeneral run by Gemm
 	kindAttn                  // a fused masked-softmax attention (see attention.go)
 	kindElem                  // a float32 elementwise op run natively (see elementwise.go)
+	kindRow                   // a fused chain of float32 row-wise ops (see rowops.go)
 )
 
 type buildFn func(sb backends.Builder, in []backends.Op) (backends.Op, error)
@@ -45,6 +46,7 @@ type node struct {
 	dot   *dotPlan // kindDot
 	attn  *attnPlan
 	elem  *elemPlan
+	row   *rowPlan
 
 	// Set by Compile for kindSeg nodes.
 	seg *segment
@@ -268,6 +270,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		n.uses++ // outputs are read by the caller
 	}
 	fuseAttention(b.nodes, b.backend.gemm)
+	fuseRowOps(b.nodes)
 
 	// Live nodes: those the outputs depend on.
 	live := make([]bool, len(b.nodes))
@@ -328,7 +331,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		switch n.kind {
 		case kindParam:
 			continue
-		case kindDot, kindAttn, kindElem:
+		case kindDot, kindAttn, kindElem, kindRow:
 			switch n.kind {
 			case kindDot:
 				b.backend.nativeProducts.Add(1)
@@ -336,6 +339,8 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 				b.backend.fusedAttention.Add(1)
 			case kindElem:
 				b.backend.nativeElemwise.Add(1)
+			case kindRow:
+				b.backend.fusedRowOps.Add(1)
 			}
 			for _, in := range n.inputs {
 				export(in)

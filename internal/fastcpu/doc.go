@@ -4,8 +4,10 @@
 //
 // Kernels:
 //   - Gemm: batched float32 matrix products of any strides, blocked for the
-//     caches (BLIS-style packing of A and B panels) around a 6×16 AVX2+FMA
-//     micro-kernel, split over the cores; float32 accumulation.
+//     caches (BLIS-style packing of A and B panels, with AVX2 transposing
+//     packers) around a 6×16 AVX2+FMA micro-kernel, split over the cores;
+//     float32 accumulation. A single product split by rows packs B once,
+//     shared by the workers.
 //   - Row kernels for softmax (max, exp, scale) and the logistic function
 //     (AVX2, Cephes-style polynomial exp with relative error about 1e-7).
 //

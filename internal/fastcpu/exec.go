@@ -132,6 +132,8 @@ func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends
 			err = r.dot(st.native)
 		case st.native.kind == kindElem:
 			err = r.elementwise(st.native)
+		case st.native.kind == kindRow:
+			err = r.rowOp(st.native)
 		default:
 			err = r.attention(st.native)
 		}

@@ -35,6 +35,7 @@ type Gemm struct {
 	simd    bool
 	bufs    sync.Pool // *workBuf
 	jobs    sync.Pool // *job
+	packed  sync.Pool // *[]float32: B packed once for all workers
 }
 
 type workBuf struct {
@@ -83,8 +84,12 @@ type job struct {
 	c              []float32
 	parts, step    int  // tasks per batch entry and their width
 	splitN         bool // parts split columns (else rows)
-	next           atomic.Int64
-	wg             sync.WaitGroup
+	// pb holds all of B packed (nil: each task packs its own): the panels
+	// of depth block pc start at pb[pc*npad], panel jr at +jr*kcb.
+	pb   []float32
+	npad int
+	next atomic.Int64
+	wg   sync.WaitGroup
 }
 
 // MatMul computes C[b] = A[b]·B[b] for b < batch, where A[b] is m×k, B[b] is
@@ -109,7 +114,19 @@ func (g *Gemm) MatMul(batch, m, n, k int, a, b Strided, c []float32) {
 	}
 	j.batch, j.m, j.n, j.k, j.a, j.b, j.c = batch, m, n, k, a, b, c
 	j.parts, j.splitN, j.step = 1, false, m
-	if batch < workers {
+	var pbuf *[]float32
+	switch {
+	case batch == 1 && workers > 1 && m >= 2*mr*workers:
+		// One product split by rows: every task would pack all of B, so the
+		// workers pack it once, together, before the rows are shared out.
+		pbuf = g.packB(j, workers)
+		j.parts = workers
+		if m >= 4*mc*workers/3 {
+			j.parts = 2 * workers // smaller tasks balance better
+		}
+		j.step = roundUp((m+j.parts-1)/j.parts, mr)
+		j.parts = (m + j.step - 1) / j.step
+	case batch < workers:
 		j.parts = (workers + batch - 1) / batch
 		if n >= m {
 			j.splitN, j.step = true, roundUp((n+j.parts-1)/j.parts, nr)
@@ -127,8 +144,49 @@ func (g *Gemm) MatMul(batch, m, n, k int, a, b Strided, c []float32) {
 	}
 	g.work(j, false)
 	j.wg.Wait()
-	j.a, j.b, j.c = Strided{}, Strided{}, nil
+	if pbuf != nil {
+		g.packed.Put(pbuf)
+	}
+	j.a, j.b, j.c, j.pb = Strided{}, Strided{}, nil, nil
 	g.jobs.Put(j)
+}
+
+// packB packs all of j's B (batch 1) into a pooled buffer with the given
+// number of workers, panel by panel, and sets j.pb; the caller returns the
+// buffer to g.packed.
+func (g *Gemm) packB(j *job, workers int) *[]float32 {
+	npad := roundUp(j.n, nr)
+	buf, _ := g.packed.Get().(*[]float32)
+	if buf == nil {
+		buf = new([]float32)
+	}
+	if cap(*buf) < npad*j.k {
+		*buf = make([]float32, npad*j.k)
+	}
+	pb := (*buf)[:npad*j.k]
+	panels := npad / nr
+	total := panels * ((j.k + kc - 1) / kc)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	pack := func() {
+		for {
+			t := int(next.Add(1)) - 1
+			if t >= total {
+				return
+			}
+			pc, jr := t/panels*kc, t%panels*nr
+			kcb := min(kc, j.k-pc)
+			packB(pb[pc*npad+jr*kcb:], j.b, 0, pc, kcb, jr, min(nr, j.n-jr), g.simd)
+		}
+	}
+	wg.Add(workers - 1)
+	for i := 1; i < workers; i++ {
+		go func() { defer wg.Done(); pack() }()
+	}
+	pack()
+	wg.Wait()
+	j.pb, j.npad = pb, npad
+	return buf
 }
 
 // work runs tasks of j until none is left.
@@ -153,7 +211,7 @@ func (g *Gemm) work(j *job, done bool) {
 				tk.i0, tk.i1 = lo, min(j.m, lo+j.step)
 			}
 		}
-		g.block(w, tk, j.m, j.n, j.k, j.a, j.b, j.c)
+		g.block(w, tk, j)
 	}
 	g.bufs.Put(w)
 }
@@ -164,19 +222,25 @@ type task struct{ b, i0, i1, j0, j1 int }
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
 // block computes one task with the packed loops (BLIS order jc, pc, ic).
-func (g *Gemm) block(w *workBuf, t task, m, n, k int, a, b Strided, c []float32) {
-	cb := c[t.b*m*n : (t.b+1)*m*n]
+func (g *Gemm) block(w *workBuf, t task, j *job) {
+	m, n, k, a, b := j.m, j.n, j.k, j.a, j.b
+	cb := j.c[t.b*m*n : (t.b+1)*m*n]
 	for jc := t.j0; jc < t.j1; jc += nc {
 		ncb := min(nc, t.j1-jc)
 		for pc := 0; pc < k; pc += kc {
 			kcb := min(kc, k-pc)
-			packB(w.b, b, t.b, pc, kcb, jc, ncb)
+			bpk := w.b
+			if j.pb != nil {
+				bpk = j.pb[pc*j.npad+jc*kcb:]
+			} else {
+				packB(w.b, b, t.b, pc, kcb, jc, ncb, g.simd)
+			}
 			load := pc > 0
 			for ic := t.i0; ic < t.i1; ic += mc {
 				mcb := min(mc, t.i1-ic)
-				packA(w.a, a, t.b, ic, mcb, pc, kcb)
+				packA(w.a, a, t.b, ic, mcb, pc, kcb, g.simd)
 				for jr := 0; jr < ncb; jr += nr {
-					bp := w.b[jr*kcb : (jr+nr)*kcb]
+					bp := bpk[jr*kcb : (jr+nr)*kcb]
 					nn := min(nr, ncb-jr)
 					for ir := 0; ir < mcb; ir += mr {
 						ap := w.a[ir*kcb : (ir+mr)*kcb]
@@ -217,11 +281,15 @@ func (g *Gemm) kernel(k int, a, b, c []float32, ldc int, load bool) {
 // packA copies rows [i0,i0+rows) × depth [p0,p0+depth) of A[bi] into dst as
 // micro-panels of mr rows: panel r holds, for each p, its mr row values.
 // Rows past the end are zero.
-func packA(dst []float32, a Strided, bi, i0, rows, p0, depth int) {
+func packA(dst []float32, a Strided, bi, i0, rows, p0, depth int, simd bool) {
 	base := bi*a.BatchStride + i0*a.RowStride + p0*a.ColStride
 	for r := 0; r < rows; r += mr {
 		panel := dst[r*depth : (r+mr)*depth]
 		mm := min(mr, rows-r)
+		if mm == mr && a.ColStride == 1 {
+			packA6(panel, a.Data, base+r*a.RowStride, a.RowStride, depth, simd)
+			continue
+		}
 		for i := 0; i < mm; i++ {
 			src := base + (r+i)*a.RowStride
 			if a.ColStride == 1 {
@@ -246,7 +314,7 @@ func packA(dst []float32, a Strided, bi, i0, rows, p0, depth int) {
 // packB copies depth [p0,p0+depth) × columns [j0,j0+cols) of B[bi] into dst
 // as micro-panels of nr columns: panel c holds, for each p, its nr column
 // values. Columns past the end are zero.
-func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int) {
+func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int, simd bool) {
 	base := bi*b.BatchStride + p0*b.RowStride + j0*b.ColStride
 	for c := 0; c < cols; c += nr {
 		panel := dst[c*depth : (c+nr)*depth]
@@ -257,6 +325,8 @@ func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int) {
 				src := base + p*b.RowStride + c
 				copy(panel[p*nr:p*nr+nr], b.Data[src:src+nr])
 			}
+		case b.RowStride == 1 && nn == nr:
+			packB16T(panel, b.Data, base+c*b.ColStride, b.ColStride, depth, simd)
 		case b.RowStride == 1:
 			for j := 0; j < nn; j++ {
 				src := base + (c+j)*b.ColStride
@@ -274,6 +344,56 @@ func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int) {
 				}
 			}
 			zeroCols(panel, nn, depth)
+		}
+	}
+}
+
+// packA6 packs six rows of a row-major A (row i at src[off+i*ld:]) into an
+// mr-row micro-panel: one pass over the six rows together, so each panel
+// entry is written once, in order.
+func packA6(panel, src []float32, off, ld, depth int, simd bool) {
+	done := 0
+	if simd {
+		done = packA6SIMD(panel, src, off, ld, depth)
+	}
+	if done == depth {
+		return
+	}
+	panel, off, depth = panel[done*mr:], off+done, depth-done
+	r0 := src[off : off+depth]
+	r1 := src[off+ld : off+ld+depth]
+	r2 := src[off+2*ld : off+2*ld+depth]
+	r3 := src[off+3*ld : off+3*ld+depth]
+	r4 := src[off+4*ld : off+4*ld+depth]
+	r5 := src[off+5*ld : off+5*ld+depth]
+	panel = panel[:depth*mr]
+	for p := range r0 {
+		d := (*[mr]float32)(panel[p*mr:])
+		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+	}
+}
+
+// packB16T packs 16 columns of B stored as contiguous rows of a weight
+// matrix (column j at src[off+j*ld:]) into an nr-column micro-panel, four
+// columns at a time so each pass writes a quarter of every panel row.
+func packB16T(panel, src []float32, off, ld, depth int, simd bool) {
+	done := 0
+	if simd {
+		done = packB16TSIMD(panel, src, off, ld, depth)
+	}
+	if done == depth {
+		return
+	}
+	panel, off, depth = panel[done*nr:], off+done, depth-done
+	panel = panel[:depth*nr]
+	for j := 0; j < nr; j += 4 {
+		c0 := src[off+j*ld : off+j*ld+depth]
+		c1 := src[off+(j+1)*ld : off+(j+1)*ld+depth]
+		c2 := src[off+(j+2)*ld : off+(j+2)*ld+depth]
+		c3 := src[off+(j+3)*ld : off+(j+3)*ld+depth]
+		for p := range c0 {
+			d := (*[4]float32)(panel[p*nr+j:])
+			d[0], d[1], d[2], d[3] = c0[p], c1[p], c2[p], c3[p]
 		}
 	}
 }

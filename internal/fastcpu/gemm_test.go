@@ -59,7 +59,7 @@ func TestMatMulRandomShapes(t *testing.T) {
 	shapes := [][4]int{ // batch, m, n, k
 		{1, 1, 1, 1}, {1, 5, 7, 3}, {1, 6, 16, 1}, {1, 7, 17, 9}, {2, 13, 33, 257}, {3, 1, 40, 20},
 		{1, 145, 19, 300}, {1, 150, 3100, 5}, {4, 31, 15, 64}, {1, 64, 64, 513}, {2, 300, 1, 7},
-		{1, 0, 5, 5}, {1, 5, 5, 0},
+		{1, 0, 5, 5}, {1, 5, 5, 0}, {1, 300, 3100, 300}, {1, 450, 40, 700},
 	}
 	for range 12 {
 		shapes = append(shapes, [4]int{1 + r.Intn(3), 1 + r.Intn(200), 1 + r.Intn(200), 1 + r.Intn(600)})
@@ -117,6 +117,39 @@ func TestKernelsAgree(t *testing.T) {
 	}
 }
 
+// TestPackingAgrees checks the AVX2 packing kernels against the Go loops
+// (bit for bit: packing only moves values) on depths with and without an
+// 8-step tail, row-major and transposed operands, and partial panels.
+func TestPackingAgrees(t *testing.T) {
+	if !hasSIMD {
+		t.Skip("no AVX2+FMA on this machine")
+	}
+	r := rand.New(rand.NewSource(9))
+	for _, depth := range []int{1, 7, 8, 9, 17, 64, 255, 256} {
+		for _, size := range []int{6, 13, 16, 40} {
+			ld := depth + 3
+			operands := map[string]Strided{
+				"A row-major":    {Data: randSlice(r, size*ld), RowStride: ld, ColStride: 1},
+				"B weights":      {Data: randSlice(r, size*ld), RowStride: 1, ColStride: ld},
+				"B row-major":    {Data: randSlice(r, depth*(size+3)), RowStride: size + 3, ColStride: 1},
+				"A column-major": {Data: randSlice(r, depth*(size+3)), RowStride: 1, ColStride: size + 3},
+			}
+			for name, op := range operands {
+				want := make([]float32, roundUp(size, mr*nr)*depth) // whole panels of either kind
+				got := make([]float32, len(want))
+				if name[0] == 'A' {
+					packA(want, op, 0, 0, size, 0, depth, false)
+					packA(got, op, 0, 0, size, 0, depth, true)
+				} else {
+					packB(want, op, 0, 0, depth, 0, size, false)
+					packB(got, op, 0, 0, depth, 0, size, true)
+				}
+				require.Equal(t, want, got, "%s depth=%d size=%d", name, depth, size)
+			}
+		}
+	}
+}
+
 func BenchmarkMatMul(b *testing.B) {
 	for _, s := range [][3]int{{512, 3072, 1024}, {2048, 768, 256}, {2048, 256, 768}, {2048, 2048, 64}} {
 		m, n, k := s[0], s[1], s[2]
@@ -145,5 +178,32 @@ func BenchmarkMatMul(b *testing.B) {
 				b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 		}
+	}
+}
+
+// BenchmarkPack times the packing of a row-major A block and of a B block
+// read from [out,in] weights (the layouts of a Linear).
+func BenchmarkPack(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	const rows, depth, cols = mc, kc, 768
+	a := Strided{Data: randSlice(r, rows*depth), RowStride: depth, ColStride: 1}
+	w := Strided{Data: randSlice(r, cols*depth), RowStride: 1, ColStride: depth}
+	dst := make([]float32, max(rows, cols)*depth)
+	for _, simd := range []bool{false, true} {
+		if simd && !hasSIMD {
+			continue
+		}
+		b.Run(fmt.Sprintf("A/simd=%v", simd), func(b *testing.B) {
+			b.SetBytes(4 * rows * depth)
+			for b.Loop() {
+				packA(dst, a, 0, 0, rows, 0, depth, simd)
+			}
+		})
+		b.Run(fmt.Sprintf("B-transposed/simd=%v", simd), func(b *testing.B) {
+			b.SetBytes(4 * cols * depth)
+			for b.Loop() {
+				packB(dst, w, 0, 0, depth, 0, cols, simd)
+			}
+		})
 	}
 }

@@ -15,3 +15,34 @@ func kernel6x16AVX2(k int, a, b, c *float32, ldc int, load bool)
 func kernelSIMD(k int, a, b, c []float32, ldc int, load bool) {
 	kernel6x16AVX2(k, &a[0], &b[0], &c[0], ldc, load)
 }
+
+//go:noescape
+func packA6AVX2(panel, src *float32, ld, n8 int)
+
+//go:noescape
+func packB16TAVX2(panel, src *float32, ld, n8 int)
+
+// packA6SIMD packs the first depth&^7 steps with AVX2 and returns how many
+// it packed; callers check hasSIMD.
+func packA6SIMD(panel, src []float32, off, ld, depth int) int {
+	n8 := depth / 8
+	if n8 == 0 {
+		return 0
+	}
+	_ = src[off+5*ld+8*n8-1]
+	_ = panel[8*n8*mr-1]
+	packA6AVX2(&panel[0], &src[off], ld, n8)
+	return 8 * n8
+}
+
+// packB16TSIMD is packA6SIMD for packB16T.
+func packB16TSIMD(panel, src []float32, off, ld, depth int) int {
+	n8 := depth / 8
+	if n8 == 0 {
+		return 0
+	}
+	_ = src[off+15*ld+8*n8-1]
+	_ = panel[8*n8*nr-1]
+	packB16TAVX2(&panel[0], &src[off], ld, n8)
+	return 8 * n8
+}

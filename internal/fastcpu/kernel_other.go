@@ -8,3 +8,6 @@ const hasSIMD = false
 func kernelSIMD(k int, a, b, c []float32, ldc int, load bool) {
 	kernelGo(k, a, b, c, ldc, load)
 }
+
+func packA6SIMD(panel, src []float32, off, ld, depth int) int   { return 0 }
+func packB16TSIMD(panel, src []float32, off, ld, depth int) int { return 0 }

@@ -1,0 +1,117 @@
+package fastcpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/gomlx/gomlx/backends/simplego"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/stretchr/testify/require"
+)
+
+// rmsNorm, rotary and swiGLU are written as backbone (and HF's Qwen3) write
+// them; fuseRowOps must recognise exactly these graphs.
+func rmsNorm(x, w *Node, eps float64) *Node {
+	variance := ReduceAndKeep(Square(x), ReduceMean, -1)
+	return Mul(Mul(x, Rsqrt(AddScalar(variance, eps))), ExpandLeftToRank(w, x.Rank()))
+}
+
+func rotary(x, cos, sin *Node) *Node {
+	d := x.Shape().Dimensions[3]
+	x1 := Slice(x, AxisRange(), AxisRange(), AxisRange(), AxisRange(0, d/2))
+	x2 := Slice(x, AxisRange(), AxisRange(), AxisRange(), AxisRange(d/2, d))
+	rotated := Concatenate([]*Node{Neg(x2), x1}, 3)
+	s := cos.Shape().Dimensions[0]
+	c := Reshape(cos, 1, s, 1, d)
+	sn := Reshape(sin, 1, s, 1, d)
+	return Add(Mul(x, c), Mul(rotated, sn))
+}
+
+func swiGLU(g, up *Node) *Node { return Mul(Mul(g, Sigmoid(g)), up) }
+
+// TestRowFusionsMatchSimplego checks that RMSNorm and rotary give simplego's
+// bits exactly and SwiGLU agrees within the native logistic's error, with
+// the SIMD and the pure Go kernels, on shapes above and below the size from
+// which rows are split over workers; and that near misses are left unfused
+// and still computed right.
+func TestRowFusionsMatchSimplego(t *testing.T) {
+	plain, err := simplego.New("ops_sequential")
+	require.NoError(t, err)
+	t.Cleanup(plain.Finalize)
+	for _, config := range []string{"", "purego"} {
+		for _, c := range []struct{ b, s, h, d, inter int }{
+			{1, 5, 2, 8, 12},
+			{2, 37, 4, 64, 300},
+			{1, 130, 3, 128, 1000},
+		} {
+			name := fmt.Sprintf("%s/b%d_s%d_h%d_d%d", config, c.b, c.s, c.h, c.d)
+			t.Run(name, func(t *testing.T) {
+				fast, err := New(config)
+				require.NoError(t, err)
+				defer fast.Finalize()
+				r := rand.New(rand.NewSource(int64(c.s)))
+				cosV, sinV := make([]float32, c.s*c.d), make([]float32, c.s*c.d)
+				for i := range cosV {
+					a := r.Float64() * 100
+					cosV[i], sinV[i] = float32(math.Cos(a)), float32(math.Sin(a))
+				}
+				fn := func(x, w, g, up, y *Node) []*Node {
+					gr := x.Graph()
+					normed := rmsNorm(x, w, 1e-6)
+					rot := rotary(normed, Reshape(Const(gr, cosV), c.s, c.d), Reshape(Const(gr, sinV), c.s, c.d))
+					// Near misses: the sum of squares of another tensor, a gated product
+					// whose gate reads another tensor.
+					variance := ReduceAndKeep(Mul(x, y), ReduceMean, -1)
+					miss1 := Mul(Mul(x, Rsqrt(AddScalar(Abs(variance), 1e-6))), ExpandLeftToRank(w, x.Rank()))
+					miss2 := Mul(Mul(g, Sigmoid(up)), up)
+					return []*Node{normed, rot, swiGLU(g, up), miss1, miss2}
+				}
+				before := fast.Stats().FusedRowOps
+				got, want := runBoth(t, fast, plain, fn,
+					randTensor(r, c.b, c.s, c.h, c.d), randTensor(r, c.d),
+					randTensor(r, c.b, c.s, c.inter), randTensor(r, c.b, c.s, c.inter),
+					randTensor(r, c.b, c.s, c.h, c.d))
+				require.Equal(t, before+3, fast.Stats().FusedRowOps, "RMSNorm, rotary and SwiGLU should each fuse once")
+				require.Equal(t, want[0], got[0], "RMSNorm")
+				require.Equal(t, want[1], got[1], "rotary")
+				requireAllClose(t, want[2], got[2], 1e-6, "SwiGLU")
+				requireAllClose(t, want[3], got[3], 1e-6, "near miss: RMSNorm of another tensor")
+				requireAllClose(t, want[4], got[4], 1e-6, "near miss: gate of another tensor")
+			})
+		}
+	}
+}
+
+// TestRowFusionsConcurrent runs one compiled graph with fused row ops from
+// several goroutines: the kernels share nothing between executions.
+func TestRowFusionsConcurrent(t *testing.T) {
+	fast, err := New("")
+	require.NoError(t, err)
+	defer fast.Finalize()
+	r := rand.New(rand.NewSource(5))
+	x, w := randTensor(r, 1, 300, 2, 64), randTensor(r, 64)
+	e := MustNewExec(fast, func(x, w *Node) *Node { return rmsNorm(x, w, 1e-6) })
+	defer e.Finalize()
+	want := tensors.MustCopyFlatData[float32](e.MustExec(x, w)[0])
+	errs := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			for j := 0; j < 20; j++ {
+				got := tensors.MustCopyFlatData[float32](e.MustExec(x, w)[0])
+				for k := range got {
+					if got[k] != want[k] {
+						errs <- fmt.Errorf("run %d: element %d: %g != %g", j, k, got[k], want[k])
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		require.NoError(t, <-errs)
+	}
+}
