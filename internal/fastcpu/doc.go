@@ -18,7 +18,8 @@
 // The backend (New, registered with GoMLX as BackendName) records the ops of
 // a graph and, at Compile, fuses masked-softmax attention into one blocked
 // op (skipping keys past each row's last unmasked one, which halves causal
-// attention), folds parameter-free subgraphs into constants, and runs
+// attention) and the RMSNorm, rotary and SwiGLU chains into one pass each
+// (rowops.go), folds parameter-free subgraphs into constants, and runs
 // float32 DotGeneral, fused attention and large float32 elementwise ops
 // natively; every other op runs in segments compiled by GoMLX's pure Go
 // backend (simplego). See docs/performance.md for measurements.
