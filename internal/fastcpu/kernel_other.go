@@ -11,3 +11,8 @@ func kernelSIMD(k int, a, b, c []float32, ldc int, load bool) {
 
 func packA6SIMD(panel, src []float32, off, ld, depth int) int   { return 0 }
 func packB16TSIMD(panel, src []float32, off, ld, depth int) int { return 0 }
+
+func sumSquaresSIMD(x []float32) (float32, int)        { return 0, 0 }
+func scaleGainSIMD(dst, x, w []float32, s float32) int { return 0 }
+func rotarySIMD(dst, x, c, s []float32) int            { return 0 }
+func gluSIMD(dst, g, up []float32) int                 { return 0 }

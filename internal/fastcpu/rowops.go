@@ -18,8 +18,9 @@ import (
 // Each is the graph that backbone (and HF's Qwen3) writes; unfused, every
 // step is a pass over memory and the slices and concatenation run on
 // simplego. The fused kernels round each step to float32 in the order the
-// graph does, so RMSNorm and Rotary give the graph's bits exactly; SwiGLU
-// uses the native logistic of elementwise.go.
+// graph does, so Rotary gives the graph's bits exactly, and so does RMSNorm
+// with the pure Go kernels (the AVX2 sum of squares adds in eight lanes);
+// SwiGLU uses the native logistic of elementwise.go.
 type rowPlan struct {
 	op    string
 	width int   // length of a row (the last axis)
@@ -311,12 +312,20 @@ func (p *rowPlan) rows(r0, r1 int, dst []float32, ins [][]float32, simd bool) {
 		for r := r0; r < r1; r++ {
 			xr, out := x[r*w:(r+1)*w], dst[r*w:(r+1)*w]
 			var sum float32
-			for _, v := range xr {
+			done := 0
+			if simd {
+				sum, done = sumSquaresSIMD(xr)
+			}
+			for _, v := range xr[done:] {
 				sum += float32(v * v)
 			}
 			rs := float32(1 / math.Sqrt(float64(float32(sum*p.scale)+p.eps)))
-			for j, v := range xr {
-				out[j] = float32(v*rs) * gain[j]
+			done = 0
+			if simd {
+				done = scaleGainSIMD(out, xr, gain, rs)
+			}
+			for j := done; j < w; j++ {
+				out[j] = float32(xr[j]*rs) * gain[j]
 			}
 		}
 	case "Rotary":
@@ -332,6 +341,9 @@ func (p *rowPlan) rows(r0, r1 int, dst []float32, ins [][]float32, simd bool) {
 			}
 			xr, out := x[r*w:(r+1)*w], dst[r*w:(r+1)*w]
 			c, s := cos[t:t+w], sin[t:t+w]
+			if simd && rotarySIMD(out, xr, c, s) == w {
+				continue
+			}
 			for j := 0; j < h; j++ {
 				out[j] = float32(xr[j]*c[j]) + float32(-xr[j+h]*s[j])
 			}
@@ -348,8 +360,12 @@ func (p *rowPlan) rows(r0, r1 int, dst []float32, ins [][]float32, simd bool) {
 			} else {
 				logistic(out, gr)
 			}
-			for j, v := range gr {
-				out[j] = float32(v*out[j]) * ur[j]
+			done := 0
+			if simd {
+				done = gluSIMD(out, gr, ur)
+			}
+			for j := done; j < w; j++ {
+				out[j] = float32(gr[j]*out[j]) * ur[j]
 			}
 		}
 	}

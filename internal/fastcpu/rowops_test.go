@@ -4,12 +4,17 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/backbone"
 )
 
 // rmsNorm, rotary and swiGLU are written as backbone (and HF's Qwen3) write
@@ -32,8 +37,19 @@ func rotary(x, cos, sin *Node) *Node {
 
 func swiGLU(g, up *Node) *Node { return Mul(Mul(g, Sigmoid(g)), up) }
 
-// TestRowFusionsMatchSimplego checks that RMSNorm and rotary give simplego's
-// bits exactly and SwiGLU agrees within the native logistic's error, with
+func requireBitEqual(t *testing.T, want, got []float32, what string) {
+	t.Helper()
+	require.Len(t, got, len(want), what)
+	for i := range want {
+		if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+			t.Fatalf("%s: element %d: got %g, want %g", what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestRowFusionsMatchSimplego checks that rotary gives simplego's bits
+// exactly, RMSNorm too with the pure Go kernels (the AVX2 sum of squares
+// adds in another order), and SwiGLU agrees within the native logistic's error, with
 // the SIMD and the pure Go kernels, on shapes above and below the size from
 // which rows are split over workers; and that near misses are left unfused
 // and still computed right.
@@ -46,6 +62,7 @@ func TestRowFusionsMatchSimplego(t *testing.T) {
 			{1, 5, 2, 8, 12},
 			{2, 37, 4, 64, 300},
 			{1, 130, 3, 128, 1000},
+			{1, 9, 2, 20, 21}, // rows that are not a multiple of 8 (rotary halves of 10)
 		} {
 			name := fmt.Sprintf("%s/b%d_s%d_h%d_d%d", config, c.b, c.s, c.h, c.d)
 			t.Run(name, func(t *testing.T) {
@@ -61,7 +78,7 @@ func TestRowFusionsMatchSimplego(t *testing.T) {
 				fn := func(x, w, g, up, y *Node) []*Node {
 					gr := x.Graph()
 					normed := rmsNorm(x, w, 1e-6)
-					rot := rotary(normed, Reshape(Const(gr, cosV), c.s, c.d), Reshape(Const(gr, sinV), c.s, c.d))
+					rot := rotary(x, Reshape(Const(gr, cosV), c.s, c.d), Reshape(Const(gr, sinV), c.s, c.d))
 					// Near misses: the sum of squares of another tensor, a gated product
 					// whose gate reads another tensor.
 					variance := ReduceAndKeep(Mul(x, y), ReduceMean, -1)
@@ -75,8 +92,12 @@ func TestRowFusionsMatchSimplego(t *testing.T) {
 					randTensor(r, c.b, c.s, c.inter), randTensor(r, c.b, c.s, c.inter),
 					randTensor(r, c.b, c.s, c.h, c.d))
 				require.Equal(t, before+3, fast.Stats().FusedRowOps, "RMSNorm, rotary and SwiGLU should each fuse once")
-				require.Equal(t, want[0], got[0], "RMSNorm")
-				require.Equal(t, want[1], got[1], "rotary")
+				if config == "purego" {
+					requireBitEqual(t, want[0], got[0], "RMSNorm")
+				} else {
+					requireAllClose(t, want[0], got[0], 1e-6, "RMSNorm")
+				}
+				requireBitEqual(t, want[1], got[1], "rotary")
 				requireAllClose(t, want[2], got[2], 1e-6, "SwiGLU")
 				requireAllClose(t, want[3], got[3], 1e-6, "near miss: RMSNorm of another tensor")
 				requireAllClose(t, want[4], got[4], 1e-6, "near miss: gate of another tensor")
@@ -114,4 +135,52 @@ func TestRowFusionsConcurrent(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		require.NoError(t, <-errs)
 	}
+}
+
+// TestBackboneFusesEveryRowOp builds the Qwen3 decoder of package backbone
+// on fastgo and checks that each layer's four RMSNorms, two rotaries and
+// SwiGLU (and the final norm) were fused, and that the hidden states agree
+// with simplego.
+func TestBackboneFusesEveryRowOp(t *testing.T) {
+	plain, err := simplego.New("ops_sequential")
+	require.NoError(t, err)
+	t.Cleanup(plain.Finalize)
+	fast, err := New("")
+	require.NoError(t, err)
+	t.Cleanup(fast.Finalize)
+	cfg := backbone.Config{VocabSize: 64, HiddenSize: 32, NumLayers: 2, NumHeads: 4, NumKVHeads: 2, HeadDim: 16,
+		IntermediateSize: 48, RopeTheta: backbone.DefaultRopeTheta, RMSNormEps: backbone.DefaultRMSNormEps}
+	r := rand.New(rand.NewSource(3))
+	ids := make([]int32, 2*23)
+	for i := range ids {
+		ids[i] = int32(r.Intn(cfg.VocabSize))
+	}
+	var outs [2][]float32
+	for i, b := range []backends.Backend{fast, plain} {
+		ctx := mlctx.New()
+		for name, dims := range cfg.ExpectedShapes() {
+			size := 1
+			for _, d := range dims {
+				size *= d
+			}
+			v := randSlice(rand.New(rand.NewSource(int64(len(name)*131+size))), size)
+			dot := strings.LastIndexByte(name, '.')
+			ctx.InAbsPath("/backbone/"+strings.ReplaceAll(name[:dot], ".", "/")).
+				VariableWithValue(name[dot+1:], tensors.FromFlatDataAndDimensions(v, dims...))
+		}
+		ctx = ctx.Reuse()
+		e, err := mlctx.NewExec(b, ctx, func(ctx *mlctx.Context, ids *Node) *Node {
+			return backbone.Forward(ctx.In("backbone"), cfg, ids, cfg.NumLayers)[0]
+		})
+		require.NoError(t, err)
+		before := fast.Stats().FusedRowOps
+		res, err := e.Exec(tensors.FromFlatDataAndDimensions(ids, 2, 23))
+		require.NoError(t, err)
+		outs[i] = tensors.MustCopyFlatData[float32](res[0])
+		if b == backends.Backend(fast) {
+			require.Equal(t, int64(7*cfg.NumLayers+1), fast.Stats().FusedRowOps-before)
+		}
+		e.Finalize()
+	}
+	requireAllClose(t, outs[1], outs[0], 1e-4, "hidden states")
 }
