@@ -86,7 +86,7 @@ func DocLogits(ctx *context.Context, cfg Config, last, lastIdx *Node) *Node {
 	// A one-hot contraction picks each row's last token exactly (1·z + Σ 0·x).
 	pick := OneHot(lastIdx, s, dtypes.Float32) // [b,s]
 	z := Einsum("bs,bsh->bh", pick, last)
-	embed := Weight(ctx.In("embed_tokens"), g, "weight", cfg.VocabSize, cfg.HiddenSize)
-	rows := Gather(embed, Const(g, [][]int32{{TokenYes}, {TokenNo}})) // [2,h]
+	rows := EmbeddingRows(ctx.In("embed_tokens"), g, "weight", cfg.VocabSize, cfg.HiddenSize,
+		Const(g, [][]int32{{TokenYes}, {TokenNo}})) // [2,h]
 	return DotGeneral(z, []int{1}, nil, rows, []int{1}, nil)
 }

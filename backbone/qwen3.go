@@ -10,12 +10,41 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-// Weight returns the variable `name` in ctx's scope as a node of g, requiring
-// the given shape. With ctx.Reuse() set (as the loaders do), a misspelled or
+// Weight returns the variable `name` in ctx's scope as a float32 node of g,
+// requiring the given shape. A variable stored as bfloat16 (as loaders keep
+// a bfloat16 checkpoint's matrices, at half the memory) is converted in the
+// graph, exactly; backends may fuse the conversion into the product that
+// reads it. With ctx.Reuse() set (as the loaders do), a misspelled or
 // missing weight panics while the graph is built, naming the scope; callers
 // recover at the API boundary.
 func Weight(ctx *context.Context, g *Graph, name string, dims ...int) *Node {
+	if v := stored(ctx, g, name, dims); v != nil {
+		return ConvertDType(v, dtypes.Float32)
+	}
 	return ctx.VariableWithShape(name, shapes.Make(dtypes.Float32, dims...)).ValueGraph(g)
+}
+
+// stored returns the variable `name` as stored when it is bfloat16 (nil
+// otherwise), checking its dimensions.
+func stored(ctx *context.Context, g *Graph, name string, dims []int) *Node {
+	v := ctx.GetVariable(name)
+	if v == nil || v.Shape().DType != dtypes.BFloat16 {
+		return nil
+	}
+	if want := shapes.Make(dtypes.BFloat16, dims...); !v.Shape().Equal(want) {
+		panicf("backbone: variable %s/%s has shape %s, want %s", ctx.Scope(), name, v.Shape(), want)
+	}
+	return v.ValueGraph(g)
+}
+
+// EmbeddingRows gathers rows of the [vocab, hidden] table `name` in ctx's
+// scope at indices (as Gather takes them) as float32. A bfloat16 table is
+// gathered first and only the gathered rows are converted.
+func EmbeddingRows(ctx *context.Context, g *Graph, name string, vocab, hidden int, indices *Node) *Node {
+	if v := stored(ctx, g, name, []int{vocab, hidden}); v != nil {
+		return ConvertDType(Gather(v, indices), dtypes.Float32)
+	}
+	return Gather(Weight(ctx, g, name, vocab, hidden), indices)
 }
 
 // Linear applies x·Wᵀ (+ b when bias is true) with PyTorch's [out, in] weight
@@ -123,8 +152,7 @@ func Forward(ctx *context.Context, cfg Config, ids *Node, capture ...int) []*Nod
 	tables := NewTables(g, cfg, seqLen)
 	causal := causalMask(g, seqLen)
 
-	embed := Weight(ctx.In("embed_tokens"), g, "weight", cfg.VocabSize, cfg.HiddenSize)
-	x := Gather(embed, Reshape(ids, batch, seqLen, 1))
+	x := EmbeddingRows(ctx.In("embed_tokens"), g, "weight", cfg.VocabSize, cfg.HiddenSize, Reshape(ids, batch, seqLen, 1))
 	if _, ok := want[0]; ok {
 		want[0] = x
 	}

@@ -32,6 +32,7 @@ type Backend struct {
 	nativeProducts   atomic.Int64
 	nativeElemwise   atomic.Int64
 	fusedRowOps      atomic.Int64
+	bf16Operands     atomic.Int64
 }
 
 // Stats counts what this backend's compilations lowered natively.
@@ -40,12 +41,14 @@ type Stats struct {
 	NativeProducts int64 // float32 DotGenerals run on Gemm (outside fusions)
 	NativeElemwise int64 // float32 elementwise ops and last-axis sums run natively
 	FusedRowOps    int64 // RMSNorm, rotary and SwiGLU chains fused into one pass (see rowops.go)
+	BF16Operands   int64 // products reading a bfloat16 weight without converting it first
 }
 
 // Stats returns the counts over all graphs compiled by b so far.
 func (b *Backend) Stats() Stats {
 	return Stats{FusedAttention: b.fusedAttention.Load(), NativeProducts: b.nativeProducts.Load(),
-		NativeElemwise: b.nativeElemwise.Load(), FusedRowOps: b.fusedRowOps.Load()}
+		NativeElemwise: b.nativeElemwise.Load(), FusedRowOps: b.fusedRowOps.Load(),
+		BF16Operands: b.bf16Operands.Load()}
 }
 
 var _ backends.Backend = (*Backend)(nil)

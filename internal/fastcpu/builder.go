@@ -271,6 +271,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 	}
 	fuseAttention(b.nodes, b.backend.gemm)
 	fuseRowOps(b.nodes)
+	fuseBF16Operands(b.nodes)
 
 	// Live nodes: those the outputs depend on.
 	live := make([]bool, len(b.nodes))
@@ -335,6 +336,9 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 			switch n.kind {
 			case kindDot:
 				b.backend.nativeProducts.Add(1)
+				if n.dot.rhsBF16 {
+					b.backend.bf16Operands.Add(1)
+				}
 			case kindAttn:
 				b.backend.fusedAttention.Add(1)
 			case kindElem:

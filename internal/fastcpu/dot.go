@@ -20,6 +20,29 @@ type operandPlan struct {
 type dotPlan struct {
 	batch, m, n, k int
 	lhs, rhs       operandPlan
+	rhsBF16        bool // rhs is read as bfloat16 (see fuseBF16Operands)
+}
+
+// fuseBF16Operands lets products read bfloat16 weights as they are stored:
+// a DotGeneral whose rhs is ConvertDType(bfloat16 → float32) of a value
+// viewed in place reads the bfloat16 value instead, and Gemm widens it while
+// packing (exactly, as the conversion does). The float32 copy of the whole
+// matrix is never made.
+func fuseBF16Operands(nodes []*node) {
+	for _, n := range nodes {
+		if n.kind != kindDot || n.dot.rhsBF16 || n.dot.rhs.perm != nil {
+			continue
+		}
+		c := n.inputs[1]
+		if c.kind != kindSeg || c.name != "ConvertDType" || len(c.inputs) != 1 ||
+			c.shape.DType != dtypes.Float32 || c.inputs[0].shape.DType != dtypes.BFloat16 {
+			continue
+		}
+		c.uses--
+		n.inputs[1] = c.inputs[0]
+		n.inputs[1].uses++
+		n.dot.rhsBF16 = true
+	}
 }
 
 // planDot validates a DotGeneral and lowers it. The output shape follows

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
@@ -194,6 +196,22 @@ func (r *run) float32s(n *node) ([]float32, error) {
 	return f, nil
 }
 
+// bfloat16s returns n's bfloat16 value as bit patterns (no copy).
+func (r *run) bfloat16s(n *node) ([]uint16, error) {
+	flat, err := r.e.backend.BufferData(r.vals[n.id])
+	if err != nil {
+		return nil, err
+	}
+	f, ok := flat.([]bfloat16.BFloat16)
+	if !ok {
+		return nil, fmt.Errorf("%w: value v%d: buffer is %T, not bfloat16", ErrBuild, n.id, flat)
+	}
+	if len(f) == 0 {
+		return []uint16{}, nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&f[0])), len(f)), nil
+}
+
 func (r *run) dot(n *node) error {
 	p := n.dot
 	lhsN, rhsN := n.inputs[0], n.inputs[1]
@@ -201,7 +219,13 @@ func (r *run) dot(n *node) error {
 	if err != nil {
 		return err
 	}
-	rhs, err := r.float32s(rhsN)
+	var rhs []float32
+	var rhsHalf []uint16
+	if p.rhsBF16 {
+		rhsHalf, err = r.bfloat16s(rhsN)
+	} else {
+		rhs, err = r.float32s(rhsN)
+	}
 	if err != nil {
 		return err
 	}
@@ -227,7 +251,11 @@ func (r *run) dot(n *node) error {
 		bufs = append(bufs, buf)
 	}
 	prepare(p.lhs, lhs, &a)
-	prepare(p.rhs, rhs, &b)
+	if p.rhsBF16 {
+		b.BF16 = rhsHalf // viewed in place: fuseBF16Operands requires it
+	} else {
+		prepare(p.rhs, rhs, &b)
+	}
 	r.e.backend.gemm.MatMul(p.batch, p.m, p.n, p.k, a, b, c)
 	for _, buf := range bufs {
 		r.e.scratch.Put(buf)

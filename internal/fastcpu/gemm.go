@@ -1,6 +1,7 @@
 package fastcpu
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -16,16 +17,26 @@ const (
 )
 
 // Strided describes a batch of matrices stored in a flat slice: element
-// (b, i, j) is Data[b*BatchStride + i*RowStride + j*ColStride].
+// (b, i, j) is Data[b*BatchStride + i*RowStride + j*ColStride]. A B operand
+// (MatMul's b) may instead be stored as bfloat16 bit patterns in BF16 (Data
+// nil): packing widens it to float32, exactly, so products keep float32
+// arithmetic while the matrix takes half the memory.
 type Strided struct {
 	Data                              []float32
+	BF16                              []uint16
 	BatchStride, RowStride, ColStride int
 }
 
 // at returns element (b, i, j).
 func (s Strided) at(b, i, j int) float32 {
-	return s.Data[b*s.BatchStride+i*s.RowStride+j*s.ColStride]
+	o := b*s.BatchStride + i*s.RowStride + j*s.ColStride
+	if s.BF16 != nil {
+		return bf16ToF32(s.BF16[o])
+	}
+	return s.Data[o]
 }
+
+func bf16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 
 // Gemm multiplies batches of float32 matrices. It is safe for concurrent use;
 // packing buffers are pooled, so steady-state calls do not allocate them.
@@ -316,6 +327,10 @@ func packA(dst []float32, a Strided, bi, i0, rows, p0, depth int, simd bool) {
 // values. Columns past the end are zero.
 func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int, simd bool) {
 	base := bi*b.BatchStride + p0*b.RowStride + j0*b.ColStride
+	if b.BF16 != nil {
+		packBF16(dst, b, base, depth, cols, simd)
+		return
+	}
 	for c := 0; c < cols; c += nr {
 		panel := dst[c*depth : (c+nr)*depth]
 		nn := min(nr, cols-c)
@@ -394,6 +409,45 @@ func packB16T(panel, src []float32, off, ld, depth int, simd bool) {
 		for p := range c0 {
 			d := (*[4]float32)(panel[p*nr+j:])
 			d[0], d[1], d[2], d[3] = c0[p], c1[p], c2[p], c3[p]
+		}
+	}
+}
+
+// packBF16 is packB for a bfloat16 operand (base: offset of the block's
+// first element).
+func packBF16(dst []float32, b Strided, base, depth, cols int, simd bool) {
+	for c := 0; c < cols; c += nr {
+		panel := dst[c*depth : (c+nr)*depth]
+		nn := min(nr, cols-c)
+		if b.RowStride == 1 && nn == nr {
+			packB16TBF16(panel, b.BF16, base+c*b.ColStride, b.ColStride, depth, simd)
+			continue
+		}
+		for p := 0; p < depth; p++ {
+			src := base + p*b.RowStride + c*b.ColStride
+			for j := 0; j < nn; j++ {
+				panel[p*nr+j] = bf16ToF32(b.BF16[src+j*b.ColStride])
+			}
+		}
+		zeroCols(panel, nn, depth)
+	}
+}
+
+// packB16TBF16 is packB16T for bfloat16 columns.
+func packB16TBF16(panel []float32, src []uint16, off, ld, depth int, simd bool) {
+	done := 0
+	if simd {
+		done = packB16TBF16SIMD(panel, src, off, ld, depth)
+	}
+	if done == depth {
+		return
+	}
+	panel, off, depth = panel[done*nr:], off+done, depth-done
+	panel = panel[:depth*nr]
+	for j := 0; j < nr; j++ {
+		col := src[off+j*ld : off+j*ld+depth]
+		for p, h := range col {
+			panel[p*nr+j] = bf16ToF32(h)
 		}
 	}
 }

@@ -78,11 +78,22 @@ func TestMatMulRandomShapes(t *testing.T) {
 				a := layout(randSlice(r, batch*m*k), m, k, aT)
 				b := layout(randSlice(r, batch*k*n), k, n, bT)
 				want := naive(batch, m, n, k, a, b)
+				half := b
+				half.BF16 = toBF16(b.Data)
+				wide := b
+				wide.Data = make([]float32, len(half.BF16))
+				for i, h := range half.BF16 {
+					wide.Data[i] = bf16ToF32(h)
+				}
+				half.Data = nil
+				wantHalf := naive(batch, m, n, k, a, wide)
 				for name, g := range kernels {
 					what := fmt.Sprintf("%s b=%d m=%d n=%d k=%d aT=%v bT=%v", name, batch, m, n, k, aT, bT)
 					c := randSlice(r, batch*m*n) // garbage in C must be overwritten
 					g.MatMul(batch, m, n, k, a, b, c)
 					requireClose(t, want, c, k, what)
+					g.MatMul(batch, m, n, k, a, half, c)
+					requireClose(t, wantHalf, c, k, what+" bf16")
 				}
 			}
 		}
@@ -117,6 +128,16 @@ func TestKernelsAgree(t *testing.T) {
 	}
 }
 
+// toBF16 rounds to bfloat16 bit patterns by truncation (any pattern will do
+// for packing tests).
+func toBF16(v []float32) []uint16 {
+	h := make([]uint16, len(v))
+	for i, f := range v {
+		h[i] = uint16(math.Float32bits(f) >> 16)
+	}
+	return h
+}
+
 // TestPackingAgrees checks the AVX2 packing kernels against the Go loops
 // (bit for bit: packing only moves values) on depths with and without an
 // 8-step tail, row-major and transposed operands, and partial panels.
@@ -145,6 +166,23 @@ func TestPackingAgrees(t *testing.T) {
 					packB(got, op, 0, 0, depth, 0, size, true)
 				}
 				require.Equal(t, want, got, "%s depth=%d size=%d", name, depth, size)
+				if name[0] == 'B' {
+					// The same operand in bfloat16 packs to its widened values.
+					h := toBF16(op.Data)
+					wide := op
+					wide.Data = make([]float32, len(h))
+					for i, v := range h {
+						wide.Data[i] = bf16ToF32(v)
+					}
+					half := op
+					half.Data, half.BF16 = nil, h
+					packB(want, wide, 0, 0, depth, 0, size, false)
+					for _, simd := range []bool{false, true} {
+						clear(got)
+						packB(got, half, 0, 0, depth, 0, size, simd)
+						require.Equal(t, want, got, "%s bf16 depth=%d size=%d simd=%v", name, depth, size, simd)
+					}
+				}
 			}
 		}
 	}

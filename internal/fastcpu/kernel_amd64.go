@@ -46,3 +46,18 @@ func packB16TSIMD(panel, src []float32, off, ld, depth int) int {
 	packB16TAVX2(&panel[0], &src[off], ld, n8)
 	return 8 * n8
 }
+
+//go:noescape
+func packB16TBF16AVX2(panel *float32, src *uint16, ld, n8 int)
+
+// packB16TBF16SIMD is packB16TSIMD for bfloat16 columns.
+func packB16TBF16SIMD(panel []float32, src []uint16, off, ld, depth int) int {
+	n8 := depth / 8
+	if n8 == 0 {
+		return 0
+	}
+	_ = src[off+15*ld+8*n8-1]
+	_ = panel[8*n8*nr-1]
+	packB16TBF16AVX2(&panel[0], &src[off], ld, n8)
+	return 8 * n8
+}

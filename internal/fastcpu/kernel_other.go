@@ -16,3 +16,5 @@ func sumSquaresSIMD(x []float32) (float32, int)        { return 0, 0 }
 func scaleGainSIMD(dst, x, w []float32, s float32) int { return 0 }
 func rotarySIMD(dst, x, c, s []float32) int            { return 0 }
 func gluSIMD(dst, g, up []float32) int                 { return 0 }
+
+func packB16TBF16SIMD(panel []float32, src []uint16, off, ld, depth int) int { return 0 }

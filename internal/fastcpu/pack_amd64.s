@@ -139,3 +139,69 @@ loopB:
 doneB:
 	VZEROUPPER
 	RET
+
+// LOADBF16(addr, Yr) widens 8 bfloat16 values at addr into float32 lanes.
+#define LOADBF16(addr, Yr) \
+	VPMOVZXWD addr, Yr \
+	VPSLLD $16, Yr, Yr
+
+// func packB16TBF16AVX2(panel *float32, src *uint16, ld, n8 int)
+//
+// packB16TAVX2 for bfloat16 columns: widened to float32 on the way.
+TEXT ·packB16TBF16AVX2(SB), NOSPLIT, $0-32
+	MOVQ panel+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	MOVQ n8+24(FP), CX
+	SHLQ $1, DX
+	LEAQ (DX)(DX*2), R11 // 3·ld bytes
+	LEAQ (DX)(DX*4), R12 // 5·ld
+	LEAQ (R11)(DX*4), R13 // 7·ld
+	LEAQ (SI)(DX*8), R8   // columns 8..15
+	TESTQ CX, CX
+	JEQ  doneH
+
+loopH:
+	LOADBF16((SI), Y0)
+	LOADBF16((SI)(DX*1), Y1)
+	LOADBF16((SI)(DX*2), Y2)
+	LOADBF16((SI)(R11*1), Y3)
+	LOADBF16((SI)(DX*4), Y4)
+	LOADBF16((SI)(R12*1), Y5)
+	LOADBF16((SI)(R11*2), Y6)
+	LOADBF16((SI)(R13*1), Y7)
+	TRANSPOSE8
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, 64(DI)
+	VMOVUPS Y10, 128(DI)
+	VMOVUPS Y11, 192(DI)
+	VMOVUPS Y12, 256(DI)
+	VMOVUPS Y13, 320(DI)
+	VMOVUPS Y14, 384(DI)
+	VMOVUPS Y15, 448(DI)
+	LOADBF16((R8), Y0)
+	LOADBF16((R8)(DX*1), Y1)
+	LOADBF16((R8)(DX*2), Y2)
+	LOADBF16((R8)(R11*1), Y3)
+	LOADBF16((R8)(DX*4), Y4)
+	LOADBF16((R8)(R12*1), Y5)
+	LOADBF16((R8)(R11*2), Y6)
+	LOADBF16((R8)(R13*1), Y7)
+	TRANSPOSE8
+	VMOVUPS Y8, 32(DI)
+	VMOVUPS Y9, 96(DI)
+	VMOVUPS Y10, 160(DI)
+	VMOVUPS Y11, 224(DI)
+	VMOVUPS Y12, 288(DI)
+	VMOVUPS Y13, 352(DI)
+	VMOVUPS Y14, 416(DI)
+	VMOVUPS Y15, 480(DI)
+	ADDQ $16, SI
+	ADDQ $16, R8
+	ADDQ $512, DI
+	DECQ CX
+	JNZ  loopH
+
+doneH:
+	VZEROUPPER
+	RET

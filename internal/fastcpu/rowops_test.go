@@ -9,6 +9,8 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
@@ -183,4 +185,36 @@ func TestBackboneFusesEveryRowOp(t *testing.T) {
 		e.Finalize()
 	}
 	requireAllClose(t, outs[1], outs[0], 1e-4, "hidden states")
+}
+
+// TestBF16WeightsMatchSimplego multiplies by bfloat16 weights converted in
+// the graph (as backbone.Linear does for a bfloat16 checkpoint): fastgo reads
+// the bfloat16 values directly and must agree with simplego's explicit
+// conversion, with the SIMD and the pure Go packers.
+func TestBF16WeightsMatchSimplego(t *testing.T) {
+	plain, err := simplego.New("ops_sequential")
+	require.NoError(t, err)
+	t.Cleanup(plain.Finalize)
+	for _, config := range []string{"", "purego"} {
+		fast, err := New(config)
+		require.NoError(t, err)
+		r := rand.New(rand.NewSource(17))
+		const m, k, n = 70, 300, 90
+		w := make([]bfloat16.BFloat16, n*k)
+		for i := range w {
+			w[i] = bfloat16.FromFloat32(float32(r.NormFloat64()))
+		}
+		before := fast.Stats().BF16Operands
+		got, want := runBoth(t, fast, plain, func(x, w *Node) []*Node {
+			wf := ConvertDType(w, dtypes.Float32)
+			lin := DotGeneral(x, []int{1}, nil, wf, []int{1}, nil)   // x·Wᵀ: weights viewed in place
+			other := DotGeneral(wf, []int{1}, nil, x, []int{1}, nil) // W·xᵀ: W is the lhs here
+			return []*Node{lin, other, ReduceSum(wf)}
+		}, randTensor(r, m, k), tensors.FromFlatDataAndDimensions(w, n, k))
+		require.Equal(t, before+1, fast.Stats().BF16Operands, config)
+		for i := range want {
+			requireAllClose(t, want[i], got[i], 2e-4, fmt.Sprintf("%s output %d", config, i)) // float32 sums of 300 products, in another order
+		}
+		fast.Finalize()
+	}
 }

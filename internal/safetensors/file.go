@@ -537,6 +537,29 @@ func (f *File) BFloat16(name string) ([]uint16, error) {
 	return out, err
 }
 
+// BFloat16Finite is BFloat16 that also refuses a tensor holding a NaN or an
+// infinity, with Float32Finite's error.
+func (f *File) BFloat16Finite(name string) ([]uint16, error) {
+	out, err := f.BFloat16(name)
+	if err != nil {
+		return nil, err
+	}
+	var bad uint16
+	for _, h := range out {
+		// Exponent all ones: x is 0 exactly then, and x-1 borrows into bit 15.
+		x := (h & 0x7f80) ^ 0x7f80
+		bad |= (x - 1) & 0x8000
+	}
+	if bad != 0 {
+		wide := make([]float32, len(out))
+		for i, h := range out {
+			wide[i] = BF16ToF32(h)
+		}
+		return nil, nonFinite(f.path, name, wide)
+	}
+	return out, nil
+}
+
 func (f *File) unsupported(name string, dt DType, to string) error {
 	return fmt.Errorf("safetensors: %s: tensor %q: cannot convert %s to %s: %w", f.path, name, dt, to, ErrUnsupportedDType)
 }

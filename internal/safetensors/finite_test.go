@@ -32,7 +32,8 @@ func openImage(t *testing.T, ts ...Tensor) *File {
 // TestFloat32FiniteExhaustive feeds every 16-bit pattern as BF16 and as F16
 // (one pattern per tensor, at every lane of the 4-wide BF16 loop and in its
 // tail) and every float32 exponent/sign class as F32: Float32Finite must
-// agree with math.IsNaN/IsInf and, for finite tensors, with Float32.
+// agree with math.IsNaN/IsInf and, for finite tensors, with Float32 (and
+// BFloat16Finite with BFloat16's bits).
 func TestFloat32FiniteExhaustive(t *testing.T) {
 	for _, dt := range []DType{BF16, F16} {
 		t.Run(string(dt), func(t *testing.T) {
@@ -59,6 +60,17 @@ func TestFloat32FiniteExhaustive(t *testing.T) {
 					v = BF16ToF32(uint16(h))
 				} else {
 					v = F16ToF32(uint16(h))
+				}
+				if dt == BF16 {
+					half, err := f.BFloat16Finite(name)
+					if isFinite(v) {
+						require.NoError(t, err, "BFloat16Finite pattern %#04x", h)
+						require.Equal(t, uint16(h), half[h%7])
+					} else {
+						require.ErrorIs(t, err, ErrNonFinite, "BFloat16Finite pattern %#04x", h)
+						require.Nil(t, half)
+						require.Contains(t, err.Error(), "index "+itoa(h%7))
+					}
 				}
 				got, err := f.Float32Finite(name)
 				if isFinite(v) {

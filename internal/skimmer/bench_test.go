@@ -2,12 +2,7 @@ package skimmer
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"math/rand"
-	"os"
-	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
@@ -15,67 +10,17 @@ import (
 
 	"github.com/prunekit/pruner/backbone"
 	"github.com/prunekit/pruner/internal/fastcpu"
-	"github.com/prunekit/pruner/internal/safetensors"
 )
 
-// writeRandomCheckpoint writes a SWE-Pruner-layout checkpoint with random
-// weights for the given backbone dimensions (fusion and head as in the
-// released model: 8 fusion heads, bottleneck 256).
+// writeRandomCheckpoint writes a random SWE-Pruner-layout checkpoint (see
+// WriteRandom) to a temporary directory.
 func writeRandomCheckpoint(tb testing.TB, bb backbone.Config, numRubrics int) string {
 	tb.Helper()
-	r := rand.New(rand.NewSource(1))
-	want := map[string][]int{}
-	for name, s := range bb.ExpectedShapes() {
-		want["model.backbone."+name] = s
-	}
-	heads8 := 8
-	cfg := fileConfig{ModelType: ModelType, NumHeads: &heads8, Bottleneck: 64, NumObjectives: numRubrics}
-	_, heads, err := resolve(cfg, withHead(want, bb, 64, numRubrics))
-	if heads == nil {
-		tb.Fatal(err)
-	}
-	names := make([]string, 0, len(heads))
-	for n := range heads {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var ts []safetensors.Tensor
-	for _, n := range names {
-		s := heads[n]
-		size := 1
-		for _, d := range s {
-			size *= d
-		}
-		v := make([]float32, size)
-		for i := range v {
-			v[i] = float32(r.NormFloat64() * 0.05)
-		}
-		ts = append(ts, safetensors.NewFloat32Tensor(n, s, v))
-	}
 	dir := tb.TempDir()
-	if err := safetensors.WriteFile(filepath.Join(dir, "model.safetensors"), ts, map[string]string{"format": "pt"}); err != nil {
-		tb.Fatal(err)
-	}
-	data, _ := json.Marshal(map[string]any{"model_type": ModelType, "num_heads": 8, "num_objectives": numRubrics})
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), data, 0o644); err != nil {
+	if err := WriteRandom(dir, bb, numRubrics, 1); err != nil {
 		tb.Fatal(err)
 	}
 	return dir
-}
-
-// withHead adds the head tensor shapes resolve expects, so resolve can list
-// every tensor of a complete checkpoint.
-func withHead(shapes map[string][]int, bb backbone.Config, bottleneck, k int) map[string][]int {
-	out := map[string][]int{}
-	for n, s := range shapes {
-		out[n] = s
-	}
-	e := 3 * bb.HiddenSize
-	out["model.compression_head.feature_extractor.1.weight"] = []int{bottleneck, e}
-	if k == 1 {
-		out["model.compression_head.crf.transitions"] = []int{2, 2}
-	}
-	return out
 }
 
 func BenchmarkForward(b *testing.B) {
