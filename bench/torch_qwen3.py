@@ -8,6 +8,12 @@ with the minimum forward time in milliseconds.
 
 Run with Debian's interpreter (python3-torch + libopenblas0-pthread):
     /usr/bin/python3 bench/torch_qwen3.py --config h256 --tokens 2048
+
+With --export-onnx FILE it instead exports the same model (opset 17, fixed
+shapes, input ids int64 [1,S], output [1,S,hidden]) for the ONNX Runtime peer
+bench/ort_qwen3.js and writes PyTorch's output for the bench ids to
+FILE.ref.f32 (raw little-endian float32). torch 1.13 exports without the
+onnx Python package.
 """
 import argparse
 import json
@@ -79,7 +85,7 @@ class Qwen3:
             self._mask, self._mask_len = torch.ones(s, s, dtype=torch.bool).triu(1), s
         return self._mask
 
-    def forward(self, ids, attn):
+    def forward(self, ids, attn, onnx_export=False):
         c = self.c
         b, s = ids.shape
         d, hq, hkv = c["head_dim"], c["heads"], c["kv_heads"]
@@ -99,8 +105,14 @@ class Qwen3:
             q = q * cos + rotate_half(q) * sin
             k = k * cos + rotate_half(k) * sin
             rep = hq // hkv
-            k = k.repeat_interleave(rep, dim=1)
-            v = v.repeat_interleave(rep, dim=1)
+            if onnx_export:
+                # torch 1.13's ONNX export mis-shapes repeat_interleave here;
+                # expand + reshape gives the same grouped-query heads.
+                k = k[:, :, None].expand(b, hkv, rep, s, d).reshape(b, hq, s, d)
+                v = v[:, :, None].expand(b, hkv, rep, s, d).reshape(b, hq, s, d)
+            else:
+                k = k.repeat_interleave(rep, dim=1)
+                v = v.repeat_interleave(rep, dim=1)
             if attn == "sdpa":
                 o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
             elif attn == "eager":
@@ -132,8 +144,15 @@ def main():
                          "sdpa: F.scaled_dot_product_attention(is_causal=True), torch >= 2.0")
     ap.add_argument("--matmul", default=None, metavar="M,K,N",
                     help="time F.linear(x[M,K], w[N,K]) instead and print GFLOP/s")
+    ap.add_argument("--export-onnx", default=None, metavar="FILE",
+                    help="export the --config/--tokens model (random weights, fixed shapes, opset 17, "
+                         "input ids int64 [1,S], output [1,S,hidden]) to FILE and write this PyTorch "
+                         "forward's output for the bench ids to FILE.ref.f32 (raw little-endian float32)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    if a.export_onnx:
+        export_onnx(a)
+        return
     if a.matmul:
         m, k, n = (int(v) for v in a.matmul.split(","))
         x, w = torch.randn(m, k), torch.randn(n, k)
@@ -160,6 +179,37 @@ def main():
     print(json.dumps(dict(config=a.config, tokens=a.tokens, ms=best, threads=a.threads,
                           blas_threads=int(os.environ["OPENBLAS_NUM_THREADS"]), attn=a.attn,
                           torch=torch.__version__, blas=blas())))
+
+
+class _Exported(torch.nn.Module):
+    """Wraps Qwen3 for torch.onnx.export (the weights become initializers)."""
+
+    def __init__(self, m, attn):
+        super().__init__()
+        self.m, self.attn = m, attn
+
+    def forward(self, ids):
+        return self.m.forward(ids, self.attn, onnx_export=True)
+
+
+def export_onnx(a):
+    """Writes the ONNX model to a.export_onnx and the reference output next to it."""
+    if a.attn == "sdpa":
+        sys.exit("--export-onnx: use --attn eager or inplace (torch 1.13 has no SDPA)")
+    m = Qwen3(CONFIGS[a.config], torch.Generator().manual_seed(1))
+    ids = (torch.arange(a.tokens) * 7919 % VOCAB)[None]
+    with torch.no_grad():
+        ref = m.forward(ids, a.attn)  # the timed PyTorch path (repeat_interleave)
+        alt = m.forward(ids, a.attn, onnx_export=True)
+        if not torch.equal(ref, alt):
+            sys.exit("--export-onnx: the expand path differs from repeat_interleave")
+        tmp = a.export_onnx + ".tmp"
+        torch.onnx.export(_Exported(m, a.attn), (ids,), tmp, opset_version=17,
+                          input_names=["ids"], output_names=["out"], do_constant_folding=True)
+    ref.contiguous().numpy().astype("<f4").tofile(a.export_onnx + ".ref.f32")
+    os.replace(tmp, a.export_onnx)  # the model last: its presence means both files are complete
+    print(json.dumps(dict(config=a.config, tokens=a.tokens, onnx=a.export_onnx, ref=a.export_onnx + ".ref.f32",
+                          shape=list(ref.shape), opset=17, attn=a.attn, torch=torch.__version__)))
 
 
 def blas():

@@ -1,14 +1,21 @@
 // Command qwen3 times the Qwen3 backbone forward of this repository on a GoMLX
 // backend and, with -torch, the same configuration in PyTorch on the CPU
 // (bench/torch_qwen3.py run by Debian's /usr/bin/python3), printing the
-// Go/PyTorch time ratio. Weights are random; only speed is compared.
+// Go/PyTorch time ratio. With -ort it also exports each case to ONNX
+// (torch_qwen3.py --export-onnx, cached under -onnx-dir) and times it with
+// ONNX Runtime's CPU provider (bench/ort_qwen3.js on Node.js with
+// onnxruntime-node), printing the Go/ORT ratio. Weights are random; only
+// speed is compared (ORT's output is checked against PyTorch's).
 //
-//	go run ./bench/qwen3 -config tiny,h256,l1-0.6b -tokens 512,2048 -backend fastgo -torch
+//	go run ./bench/qwen3 -config tiny,h256,l1-0.6b -tokens 512,2048 -backend fastgo -torch -ort
 package main
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -61,6 +68,11 @@ func run() error {
 	variants := flag.String("torch-threads", "2:2,2:1,1:1", "PyTorch thread settings tried, torch:openblas each; the fastest is reported")
 	attns := flag.String("torch-attn", "eager,inplace", "torch_qwen3.py attention variants tried; the fastest is reported")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the Go runs to this file")
+	ort := flag.Bool("ort", false, "also time ONNX Runtime on the CPU (bench/ort_qwen3.js on Node.js) and print Go/ORT ratios")
+	ortModules := flag.String("ort-modules", defaultORTModules(), "node_modules directory holding onnxruntime-node (default $NODE_PATH, else /tmp/ortpeer/node_modules)")
+	ortThreads := flag.Int("ort-threads", 2, "ONNX Runtime intra-op threads")
+	onnxDir := flag.String("onnx-dir", filepath.Join(os.TempDir(), "pruner-qwen3-onnx"), "cache directory of the exported ONNX models (one per config, tokens and torch_qwen3.py version)")
+	node := flag.String("node", "node", "Node.js executable")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -94,11 +106,32 @@ func run() error {
 		toks = append(toks, n)
 	}
 	script := filepath.Join(sourceDir(), "..", "torch_qwen3.py")
-	fmt.Printf("backend=%s GOMAXPROCS=%d cpus=%d reps=%d\n", b.Name(), runtime.GOMAXPROCS(0), runtime.NumCPU(), *reps)
+	ortScript := filepath.Join(sourceDir(), "..", "ort_qwen3.js")
+	var ortVersion string
+	if *torch || *ort {
+		if err := checkTorch(*python); err != nil {
+			return err
+		}
+	}
+	if *ort {
+		if ortVersion, err = checkORT(*node, ortScript, *ortModules); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(*onnxDir, 0o755); err != nil {
+			return err
+		}
+	}
+	model, avx512 := cpuInfo(readFile("/proc/cpuinfo"))
+	fmt.Printf("cpu=%q avx512=%s backend=%s GOMAXPROCS=%d cpus=%d reps=%d load1=%s (start)\n",
+		model, avx512, b.Name(), runtime.GOMAXPROCS(0), runtime.NumCPU(), *reps, load1())
 	if *torch {
 		fmt.Printf("torch: %s %s; tried threads (torch:openblas) %s x attention %s; fastest reported\n", *python, script, *variants, *attns)
 	}
-	fmt.Printf("%-8s %6s %10s %22s %8s\n", "config", "tokens", "go_ms", "torch_ms@thr", "go/torch")
+	if *ort {
+		fmt.Printf("ort: onnxruntime-node %s from %s, %s %s, CPU provider, intra-op threads %d, inter-op 1, sequential, graph optimization all; models in %s\n",
+			ortVersion, *ortModules, *node, ortScript, *ortThreads, *onnxDir)
+	}
+	fmt.Printf("%-8s %6s %10s %22s %8s %10s %7s %9s %6s\n", "config", "tokens", "go_ms", "torch_ms@thr", "go/torch", "ort_ms", "go/ort", "ort_diff", "load1")
 	for _, name := range strings.Split(*cfgList, ",") {
 		name = strings.TrimSpace(name)
 		cfg, ok := configs[name]
@@ -141,10 +174,25 @@ func run() error {
 				torchCol = fmt.Sprintf("%.1f@%s", tMs, best)
 				ratioCol = fmt.Sprintf("%.2f", goMs/tMs)
 			}
-			fmt.Printf("%-8s %6d %10.1f %22s %8s\n", name, n, goMs, torchCol, ratioCol)
+			ortCol, ortRatio, ortDiff := "-", "-", "-"
+			if *ort {
+				onnx, err := exportONNX(*python, script, *onnxDir, name, n)
+				if err != nil {
+					return fmt.Errorf("onnx export %s/%d: %w", name, n, err)
+				}
+				res, err := timeORT(*node, ortScript, *ortModules, onnx, *ortThreads, *reps)
+				if err != nil {
+					return fmt.Errorf("ort %s/%d: %w", name, n, err)
+				}
+				ortCol = fmt.Sprintf("%.1f", res.Ms)
+				ortRatio = fmt.Sprintf("%.2f", goMs/res.Ms)
+				ortDiff = fmt.Sprintf("%.1e", res.MaxAbsDiff)
+			}
+			fmt.Printf("%-8s %6d %10.1f %22s %8s %10s %7s %9s %6s\n", name, n, goMs, torchCol, ratioCol, ortCol, ortRatio, ortDiff, load1())
 		}
 		e.Finalize()
 	}
+	fmt.Printf("load1=%s (end)\n", load1())
 	return nil
 }
 
@@ -217,19 +265,201 @@ func timeTorch(python, script, cfg string, n, reps int, extra string) (float64, 
 	var res struct {
 		Ms float64 `json:"ms"`
 	}
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "{") {
-			if err := json.Unmarshal([]byte(line), &res); err != nil {
-				return 0, fmt.Errorf("parse %q: %w", line, err)
-			}
-		}
+	if err := lastJSONLine(out, &res); err != nil {
+		return 0, err
 	}
 	if res.Ms <= 0 {
 		return 0, fmt.Errorf("no timing in output %q", out)
 	}
 	return res.Ms, nil
+}
+
+// Install hints named by the errors when a peer is missing.
+const (
+	torchInstall = "apt-get install -y python3-torch libopenblas0-pthread"
+	ortInstall   = "npm install --ignore-scripts onnxruntime-node@1.30.0"
+)
+
+// defaultORTModules is $NODE_PATH (its first entry) or /tmp/ortpeer/node_modules.
+func defaultORTModules() string {
+	if p := os.Getenv("NODE_PATH"); p != "" {
+		return filepath.SplitList(p)[0]
+	}
+	return "/tmp/ortpeer/node_modules"
+}
+
+// checkTorch fails with the install command when python cannot import torch.
+func checkTorch(python string) error {
+	out, err := exec.Command(python, "-c", "import torch").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s cannot import torch (%v: %s); install it with `%s`",
+			python, err, strings.TrimSpace(string(out)), torchInstall)
+	}
+	return nil
+}
+
+// checkORT runs ort_qwen3.js --version and returns the onnxruntime-node
+// version, failing with the install command when node or the package is missing.
+func checkORT(node, script, modules string) (string, error) {
+	if _, err := exec.LookPath(node); err != nil {
+		return "", fmt.Errorf("node not found (%v): install Node.js (`apt-get install -y nodejs`), then `%s` in a directory and pass its node_modules with -ort-modules", err, ortInstall)
+	}
+	if _, err := os.Stat(filepath.Join(modules, "onnxruntime-node", "package.json")); err != nil {
+		return "", fmt.Errorf("onnxruntime-node not found in %s: run `%s` in a directory (e.g. /tmp/ortpeer) and pass its node_modules with -ort-modules", modules, ortInstall)
+	}
+	out, err := exec.Command(node, script, "--modules", modules, "--version").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s %s --modules %s --version: %v: %s (install with `%s`, then -ort-modules DIR/node_modules)",
+			node, script, modules, err, strings.TrimSpace(string(out)), ortInstall)
+	}
+	var res struct {
+		Version string `json:"ort_version"`
+	}
+	if err := lastJSONLine(out, &res); err != nil {
+		return "", err
+	}
+	return res.Version, nil
+}
+
+// onnxName is the cache file of one exported case; the script's digest in
+// the name makes an edited torch_qwen3.py export afresh.
+func onnxName(cfg string, tokens int, script []byte) string {
+	sum := sha256.Sum256(script)
+	return fmt.Sprintf("%s-%d-%s.onnx", cfg, tokens, hex.EncodeToString(sum[:4]))
+}
+
+// exportONNX returns the cached ONNX model of one case, exporting it (and its
+// .ref.f32 PyTorch output) with torch_qwen3.py --export-onnx when absent.
+func exportONNX(python, script, dir, cfg string, n int) (string, error) {
+	src, err := os.ReadFile(script)
+	if err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, onnxName(cfg, n, src))
+	_, errModel := os.Stat(file)
+	_, errRef := os.Stat(file + ".ref.f32")
+	if errModel == nil && errRef == nil {
+		return file, nil
+	}
+	args := []string{script, "--config", cfg, "--tokens", strconv.Itoa(n), "--attn", "eager", "--threads", "2", "--export-onnx", file}
+	cmd := exec.Command(python, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if out, err := cmd.Output(); err != nil {
+		return "", fmt.Errorf("%s %s: %w\n%s%s", python, strings.Join(args, " "), err, out, stderr.String())
+	}
+	return file, nil
+}
+
+// ortResult is the JSON line of ort_qwen3.js.
+type ortResult struct {
+	Ms         float64 `json:"ms"`
+	MaxAbsDiff float64 `json:"max_abs_diff"`
+	Threads    int     `json:"threads"`
+	Version    string  `json:"ort_version"`
+}
+
+// timeORT runs ort_qwen3.js on one exported model.
+func timeORT(node, script, modules, model string, threads, reps int) (ortResult, error) {
+	args := []string{script, "--modules", modules, "--model", model, "--threads", strconv.Itoa(threads), "--reps", strconv.Itoa(reps)}
+	cmd := exec.Command(node, args...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return ortResult{}, fmt.Errorf("%s %s: %w (output %s)", node, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	var res ortResult
+	if err := lastJSONLine(out, &res); err != nil {
+		return ortResult{}, err
+	}
+	if res.Ms <= 0 {
+		return ortResult{}, fmt.Errorf("no timing in output %q", out)
+	}
+	return res, nil
+}
+
+// lastJSONLine decodes the last line of out that starts with "{" into v.
+func lastJSONLine(out []byte, v any) error {
+	var last string
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "{") {
+			last = line
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if last == "" {
+		return fmt.Errorf("no JSON line in output %q", out)
+	}
+	if err := json.Unmarshal([]byte(last), v); err != nil {
+		return fmt.Errorf("parse %q: %w", last, err)
+	}
+	return nil
+}
+
+// parseLoad1 returns the 1-minute load average of a /proc/loadavg line.
+func parseLoad1(s string) (float64, error) {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return 0, errors.New("empty loadavg")
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0, fmt.Errorf("loadavg %q: %w", s, err)
+	}
+	return v, nil
+}
+
+// load1 is the machine's 1-minute load average, "?" where unreadable.
+func load1() string {
+	v, err := parseLoad1(readFile("/proc/loadavg"))
+	if err != nil {
+		return "?"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// cpuInfo returns the first model name of a /proc/cpuinfo text and its
+// AVX-512 flags ("no" without any, "?" without a flags line).
+func cpuInfo(text string) (model, avx512 string) {
+	model, avx512 = "unknown", "?"
+	var flags []string
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		switch {
+		case key == "model name" && model == "unknown":
+			model = val
+		case key == "flags" && avx512 == "?":
+			for _, f := range strings.Fields(val) {
+				if strings.HasPrefix(f, "avx512") {
+					flags = append(flags, f)
+				}
+			}
+			avx512 = "no"
+			if len(flags) > 0 {
+				avx512 = strings.Join(flags, ",")
+			}
+		}
+	}
+	return model, avx512
+}
+
+// readFile returns a file's text, "" where unreadable.
+func readFile(name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // sourceDir is the directory of this program's sources when run from the
