@@ -7,6 +7,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
 	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
@@ -121,9 +122,10 @@ type Tables struct {
 // NewTables builds the rotary tables for sequence length seqLen as graph constants.
 func NewTables(g *Graph, cfg Config, seqLen int) Tables {
 	cos, sin := RotaryTables(cfg.RopeTheta, cfg.HeadDim, seqLen)
+	// ConstTensor: Const would inspect a Go slice element by element.
 	return Tables{
-		Cos: Reshape(Const(g, cos), seqLen, cfg.HeadDim),
-		Sin: Reshape(Const(g, sin), seqLen, cfg.HeadDim),
+		Cos: ConstTensor(g, tensors.FromFlatDataAndDimensions(cos, seqLen, cfg.HeadDim)),
+		Sin: ConstTensor(g, tensors.FromFlatDataAndDimensions(sin, seqLen, cfg.HeadDim)),
 	}
 }
 
@@ -174,10 +176,18 @@ func Forward(ctx *context.Context, cfg Config, ids *Node, capture ...int) []*Nod
 }
 
 // causalMask is true where query position q may attend key position s (s ≤ q).
+// It is a constant built in Go: comparing two [S,S] Iotas would make a
+// backend that evaluates constants (fastgo, simplego) materialise 8 bytes
+// per entry of intermediates, 512 MB at S = 8192, for a 64 MB mask.
 func causalMask(g *Graph, seqLen int) *Node {
-	q := Iota(g, shapes.Make(dtypes.Int32, seqLen, seqLen), 0)
-	s := Iota(g, shapes.Make(dtypes.Int32, seqLen, seqLen), 1)
-	return GreaterOrEqual(q, s)
+	mask := make([]bool, seqLen*seqLen)
+	for q := 0; q < seqLen; q++ {
+		row := mask[q*seqLen : (q+1)*seqLen]
+		for s := 0; s <= q; s++ {
+			row[s] = true
+		}
+	}
+	return ConstTensor(g, tensors.FromFlatDataAndDimensions(mask, seqLen, seqLen))
 }
 
 func decoderLayer(ctx *context.Context, cfg Config, x *Node, t Tables, causal *Node) *Node {

@@ -168,7 +168,7 @@ func matchAttention(out *node) (*attnPlan, []*node) {
 	if mask.shape.DType != dtypes.Bool {
 		return nil, nil
 	}
-	if isOp(mask, "BroadcastInDim", 1, 1) && len(mask.args) == 2 {
+	if isOp(mask, "BroadcastInDim", 1, -1) && len(mask.args) == 2 { // any uses: the attention reads its source
 		axes, ok := mask.args[1].([]int)
 		src := mask.inputs[0]
 		if !ok || len(axes) != rank || src.shape.Rank() != rank {

@@ -33,6 +33,7 @@ type Backend struct {
 	nativeElemwise   atomic.Int64
 	fusedRowOps      atomic.Int64
 	bf16Operands     atomic.Int64
+	constantBytes    atomic.Int64
 }
 
 // Stats counts what this backend's compilations lowered natively.
@@ -42,13 +43,14 @@ type Stats struct {
 	NativeElemwise int64 // float32 elementwise ops and last-axis sums run natively
 	FusedRowOps    int64 // RMSNorm, rotary and SwiGLU chains fused into one pass (see rowops.go)
 	BF16Operands   int64 // products reading a bfloat16 weight without converting it first
+	ConstantBytes  int64 // bytes of folded constants the compiled executables keep
 }
 
 // Stats returns the counts over all graphs compiled by b so far.
 func (b *Backend) Stats() Stats {
 	return Stats{FusedAttention: b.fusedAttention.Load(), NativeProducts: b.nativeProducts.Load(),
 		NativeElemwise: b.nativeElemwise.Load(), FusedRowOps: b.fusedRowOps.Load(),
-		BF16Operands: b.bf16Operands.Load()}
+		BF16Operands: b.bf16Operands.Load(), ConstantBytes: b.constantBytes.Load()}
 }
 
 var _ backends.Backend = (*Backend)(nil)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/notimplemented"
@@ -269,6 +270,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 	for _, n := range outs {
 		n.uses++ // outputs are read by the caller
 	}
+	dedupeConstants(b.nodes, outs)
 	fuseAttention(b.nodes, b.backend.gemm)
 	fuseRowOps(b.nodes)
 	fuseBF16Operands(b.nodes)
@@ -404,7 +406,57 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		s.exe = exe
 		kept = append(kept, st)
 	}
+	for _, c := range consts {
+		b.backend.constantBytes.Add(int64(c.n.shape.Memory()))
+	}
 	return newExecutable(b, kept, outs, consts), nil
+}
+
+// dedupeConstants merges repeated parameter-free ops (the same op, arguments
+// and inputs, e.g. each layer's Reshape of one causal mask or rotary table):
+// consumers are pointed at the first, so constant folding evaluates and keeps
+// one buffer instead of one per layer (28 × 64 MB for an 8192-token mask in
+// a 28-layer model). Literal Constants and graph outputs are left alone.
+func dedupeConstants(nodes []*node, outs []*node) {
+	isOut := map[*node]bool{}
+	for _, n := range outs {
+		isOut[n] = true
+	}
+	constish := make([]bool, len(nodes))
+	canon := map[*node]*node{}
+	first := map[string]*node{}
+	var key strings.Builder
+	for _, n := range nodes {
+		for i, in := range n.inputs {
+			if c, ok := canon[in]; ok {
+				n.inputs[i] = c
+				in.uses--
+				c.uses++
+			}
+		}
+		if n.kind != kindSeg {
+			continue
+		}
+		c := true
+		for _, in := range n.inputs {
+			c = c && constish[in.id]
+		}
+		constish[n.id] = c
+		if !c || n.name == "Constant" || isOut[n] {
+			continue
+		}
+		key.Reset()
+		fmt.Fprintf(&key, "%s|%s|%v|", n.name, n.shape, n.args)
+		for _, in := range n.inputs {
+			fmt.Fprintf(&key, "%d,", in.id)
+		}
+		k := key.String()
+		if f, ok := first[k]; ok {
+			canon[n] = f
+			continue
+		}
+		first[k] = n
+	}
 }
 
 // constValue is a folded constant: a node and its cached buffer.

@@ -144,20 +144,43 @@ func TestRowFusionsConcurrent(t *testing.T) {
 // SwiGLU (and the final norm) were fused, and that the hidden states agree
 // with simplego.
 func TestBackboneFusesEveryRowOp(t *testing.T) {
+	testBackboneFusions(t, 2, 23)
+}
+
+// TestFoldedConstantsDoNotGrowWithLayers checks that the constants a
+// compiled decoder keeps (the causal mask, the rotary tables) are kept once,
+// however many layers read them: each layer's Reshape of the same constant
+// is merged (dedupeConstants), and the attention reads the mask without its
+// broadcast.
+func TestFoldedConstantsDoNotGrowWithLayers(t *testing.T) {
+	const seq = 100
+	one := testBackboneFusions(t, 1, seq)
+	four := testBackboneFusions(t, 4, seq)
+	require.Equal(t, one, four, "constant bytes for 1 and 4 layers")
+	// The [1,1,1,S,S] mask and two [1,S,1,D] tables (plus a few scalars).
+	require.Less(t, four, int64(seq*seq+2*seq*16*4+1024))
+}
+
+// testBackboneFusions runs a random backbone with the given layers on both
+// backends, checks the fusions and the outputs, and returns the bytes of
+// constants fastgo kept.
+func testBackboneFusions(t *testing.T, layers, seq int) int64 {
+	t.Helper()
 	plain, err := simplego.New("ops_sequential")
 	require.NoError(t, err)
 	t.Cleanup(plain.Finalize)
 	fast, err := New("")
 	require.NoError(t, err)
 	t.Cleanup(fast.Finalize)
-	cfg := backbone.Config{VocabSize: 64, HiddenSize: 32, NumLayers: 2, NumHeads: 4, NumKVHeads: 2, HeadDim: 16,
+	cfg := backbone.Config{VocabSize: 64, HiddenSize: 32, NumLayers: layers, NumHeads: 4, NumKVHeads: 2, HeadDim: 16,
 		IntermediateSize: 48, RopeTheta: backbone.DefaultRopeTheta, RMSNormEps: backbone.DefaultRMSNormEps}
 	r := rand.New(rand.NewSource(3))
-	ids := make([]int32, 2*23)
+	ids := make([]int32, 2*seq)
 	for i := range ids {
 		ids[i] = int32(r.Intn(cfg.VocabSize))
 	}
 	var outs [2][]float32
+	var constBytes int64
 	for i, b := range []backends.Backend{fast, plain} {
 		ctx := mlctx.New()
 		for name, dims := range cfg.ExpectedShapes() {
@@ -175,16 +198,18 @@ func TestBackboneFusesEveryRowOp(t *testing.T) {
 			return backbone.Forward(ctx.In("backbone"), cfg, ids, cfg.NumLayers)[0]
 		})
 		require.NoError(t, err)
-		before := fast.Stats().FusedRowOps
-		res, err := e.Exec(tensors.FromFlatDataAndDimensions(ids, 2, 23))
+		before, beforeBytes := fast.Stats().FusedRowOps, fast.Stats().ConstantBytes
+		res, err := e.Exec(tensors.FromFlatDataAndDimensions(ids, 2, seq))
 		require.NoError(t, err)
 		outs[i] = tensors.MustCopyFlatData[float32](res[0])
 		if b == backends.Backend(fast) {
 			require.Equal(t, int64(7*cfg.NumLayers+1), fast.Stats().FusedRowOps-before)
+			constBytes = fast.Stats().ConstantBytes - beforeBytes
 		}
 		e.Finalize()
 	}
 	requireAllClose(t, outs[1], outs[0], 1e-4, "hidden states")
+	return constBytes
 }
 
 // TestBF16WeightsMatchSimplego multiplies by bfloat16 weights converted in
