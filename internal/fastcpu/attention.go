@@ -307,7 +307,7 @@ func (r *run) attention(n *node) error {
 			*buf = make([]float32, len(src))
 		}
 		*buf = (*buf)[:len(src)]
-		transpose(*buf, src, op.dims, op.perm)
+		transposeParallel(*buf, src, op.dims, op.perm, r.e.backend.gemm.workers)
 		bufs = append(bufs, buf)
 		v.Data = *buf
 		return v

@@ -3,6 +3,7 @@ package fastcpu
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
@@ -166,6 +167,42 @@ func isIdentity(perm []int) bool {
 // transpose writes into dst the array src (dimensions dims) with its axes
 // permuted: dst axis i is src axis perm[i].
 func transpose(dst, src []float32, dims, perm []int) {
+	transposeRows(dst, src, dims, perm, 0, -1)
+}
+
+// transposeParallel is transpose split over up to workers goroutines by
+// destination rows (copies of a few MB are memory-bound, but one core does
+// not saturate the memory bus).
+func transposeParallel(dst, src []float32, dims, perm []int, workers int) {
+	rows := len(dst)
+	if len(dims) > 0 && dims[perm[len(perm)-1]] > 0 {
+		rows = len(dst) / dims[perm[len(perm)-1]]
+	}
+	workers = min(workers, max(1, len(dst)/elemMinSize))
+	if workers <= 1 || rows < workers {
+		transpose(dst, src, dims, perm)
+		return
+	}
+	chunk := (rows + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		r0, r1 := w*chunk, min(rows, (w+1)*chunk)
+		if r0 >= r1 {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			transposeRows(dst, src, dims, perm, r0, r1)
+		}()
+	}
+	transposeRows(dst, src, dims, perm, 0, min(rows, chunk))
+	wg.Wait()
+}
+
+// transposeRows does transpose for destination rows [r0, r1) (a row is the
+// last destination axis; r1 < 0: to the end).
+func transposeRows(dst, src []float32, dims, perm []int, r0, r1 int) {
 	rank := len(dims)
 	if rank == 0 {
 		copy(dst, src)
@@ -184,21 +221,30 @@ func transpose(dst, src []float32, dims, perm []int) {
 		strides[i] = srcStrides[a]
 	}
 	size := stride
-	if size == 0 {
+	last := outDims[rank-1]
+	if size == 0 || last == 0 {
 		return
 	}
-	last := outDims[rank-1]
+	if r1 < 0 || r1 > size/last {
+		r1 = size / last
+	}
 	ls := strides[rank-1]
+	// Odometer over the leading destination axes, started at row r0.
 	idx := make([]int, rank)
 	off := 0
-	for o := 0; o < size; o += last {
+	rem := r0
+	for a := rank - 2; a >= 0; a-- {
+		idx[a] = rem % outDims[a]
+		rem /= outDims[a]
+		off += idx[a] * strides[a]
+	}
+	for o := r0 * last; o < r1*last; o += last {
 		row := dst[o : o+last]
 		s := off
 		for j := range row {
 			row[j] = src[s]
 			s += ls
 		}
-		// Advance the odometer over the leading destination axes.
 		for a := rank - 2; a >= 0; a-- {
 			idx[a]++
 			off += strides[a]

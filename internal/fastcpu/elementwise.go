@@ -106,7 +106,7 @@ func (r *run) elementwise(n *node) error {
 	case "ReduceSumLast":
 		size = len(ins[0])
 	case "Transpose":
-		transpose(dst, ins[0], p.dims, p.perm) // memory-bound: one core
+		transposeParallel(dst, ins[0], p.dims, p.perm, r.e.backend.gemm.workers)
 		size = 0
 	}
 	rows := size / max(1, last)

@@ -246,7 +246,7 @@ func (r *run) dot(n *node) error {
 			*buf = make([]float32, len(data))
 		}
 		*buf = (*buf)[:len(data)]
-		transpose(*buf, data, op.dims, op.perm)
+		transposeParallel(*buf, data, op.dims, op.perm, r.e.backend.gemm.workers)
 		v.Data = *buf
 		bufs = append(bufs, buf)
 	}

@@ -245,3 +245,57 @@ func BenchmarkPack(b *testing.B) {
 		})
 	}
 }
+
+// TestTransposeParallel checks transpose against index arithmetic and the
+// parallel split against the serial one, for every permutation of rank 1-4
+// shapes (sizes above and below the split threshold, empty axes included).
+func TestTransposeParallel(t *testing.T) {
+	r := rand.New(rand.NewSource(21))
+	var perms func(n int) [][]int
+	perms = func(n int) [][]int {
+		if n == 1 {
+			return [][]int{{0}}
+		}
+		var out [][]int
+		for _, p := range perms(n - 1) {
+			for i := 0; i <= len(p); i++ {
+				q := append(append(append([]int{}, p[:i]...), n-1), p[i:]...)
+				out = append(out, q)
+			}
+		}
+		return out
+	}
+	for _, dims := range [][]int{{7}, {3, 5}, {40, 700}, {2, 3, 4}, {5, 0, 3}, {3, 130, 7, 33}, {1, 64, 3, 128}, {9, 100, 70}} {
+		size := 1
+		for _, d := range dims {
+			size *= d
+		}
+		src := randSlice(r, size)
+		for _, perm := range perms(len(dims)) {
+			want := make([]float32, size)
+			outDims := make([]int, len(dims))
+			for i, a := range perm {
+				outDims[i] = dims[a]
+			}
+			// want[o] = src[s] by index arithmetic.
+			idx := make([]int, len(dims))
+			for o := 0; o < size; o++ {
+				rem := o
+				for i := len(dims) - 1; i >= 0; i-- {
+					idx[perm[i]] = rem % outDims[i]
+					rem /= outDims[i]
+				}
+				s := 0
+				for a := range dims {
+					s = s*dims[a] + idx[a]
+				}
+				want[o] = src[s]
+			}
+			for _, workers := range []int{1, 2, 3, 8} {
+				got := make([]float32, size)
+				transposeParallel(got, src, dims, perm, workers)
+				require.Equal(t, want, got, "dims %v perm %v workers %d", dims, perm, workers)
+			}
+		}
+	}
+}
