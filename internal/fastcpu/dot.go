@@ -3,7 +3,6 @@ package fastcpu
 import (
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
@@ -178,26 +177,13 @@ func transposeParallel(dst, src []float32, dims, perm []int, workers int) {
 	if len(dims) > 0 && dims[perm[len(perm)-1]] > 0 {
 		rows = len(dst) / dims[perm[len(perm)-1]]
 	}
-	workers = min(workers, max(1, len(dst)/elemMinSize))
-	if workers <= 1 || rows < workers {
+	if rows == 0 || len(dst) == 0 {
 		transpose(dst, src, dims, perm)
 		return
 	}
-	chunk := (rows + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		r0, r1 := w*chunk, min(rows, (w+1)*chunk)
-		if r0 >= r1 {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			transposeRows(dst, src, dims, perm, r0, r1)
-		}()
-	}
-	transposeRows(dst, src, dims, perm, 0, min(rows, chunk))
-	wg.Wait()
+	splitRows(rows, len(dst), workers, func(r0, r1 int) {
+		transposeRows(dst, src, dims, perm, r0, r1)
+	})
 }
 
 // transposeRows does transpose for destination rows [r0, r1) (a row is the

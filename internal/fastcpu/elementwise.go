@@ -81,6 +81,32 @@ func planElementwise(n *node) *elemPlan {
 	return p
 }
 
+// splitRows runs fn over rows [0, rows) in contiguous chunks, one per
+// worker, with at most one worker per elemMinSize of the size values
+// touched (below that, starting goroutines costs more than it saves).
+func splitRows(rows, size, workers int, fn func(r0, r1 int)) {
+	workers = min(workers, max(1, size/elemMinSize), max(1, rows))
+	if workers <= 1 {
+		fn(0, rows)
+		return
+	}
+	chunk := (rows + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		r0, r1 := w*chunk, min(rows, (w+1)*chunk)
+		if r0 >= r1 {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(r0, r1)
+		}()
+	}
+	fn(0, min(rows, chunk))
+	wg.Wait()
+}
+
 func (r *run) elementwise(n *node) error {
 	p := n.elem
 	var ins [2][]float32
@@ -109,25 +135,11 @@ func (r *run) elementwise(n *node) error {
 		transposeParallel(dst, ins[0], p.dims, p.perm, r.e.backend.gemm.workers)
 		size = 0
 	}
-	rows := size / max(1, last)
-	workers := min(r.e.backend.gemm.workers, max(1, size/elemMinSize))
-	chunk := (rows + workers - 1) / workers
-	if size == 0 {
-		workers = 0
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		r0, r1 := w*chunk, min(rows, (w+1)*chunk)
-		if r0 >= r1 {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	if size > 0 {
+		splitRows(size/max(1, last), size, r.e.backend.gemm.workers, func(r0, r1 int) {
 			p.rows(r0, r1, last, dst, ins, r.e.backend.gemm.simd)
-		}()
+		})
 	}
-	wg.Wait()
 	for _, in := range n.inputs {
 		r.release(in)
 	}

@@ -3,7 +3,6 @@ package fastcpu
 import (
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 )
@@ -280,21 +279,9 @@ func (r *run) rowOp(n *node) error {
 	dst := flat.([]float32)
 	rows := len(dst) / max(1, p.width)
 	simd := r.e.backend.gemm.simd
-	workers := min(r.e.backend.gemm.workers, max(1, len(dst)/elemMinSize))
-	chunk := (rows + workers - 1) / max(1, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		r0, r1 := w*chunk, min(rows, (w+1)*chunk)
-		if r0 >= r1 {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.rows(r0, r1, dst, ins, simd)
-		}()
-	}
-	wg.Wait()
+	splitRows(rows, len(dst), r.e.backend.gemm.workers, func(r0, r1 int) {
+		p.rows(r0, r1, dst, ins, simd)
+	})
 	for _, in := range n.inputs {
 		r.release(in)
 	}
