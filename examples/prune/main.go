@@ -29,7 +29,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -48,36 +47,13 @@ const (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	if f, err := parse(os.Args[1:], io.Discard); err == nil && os.Getenv("GOMEMLIMIT") == "" {
-		if limit := memoryLimit(f.model); limit > 0 {
+		if limit := pruner.SuggestedMemoryLimit(f.model); limit > 0 { // weights on the Go heap: see its doc
 			debug.SetMemoryLimit(limit)
 		}
 	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
-}
-
-// memoryLimit returns the soft memory limit for a run with the checkpoint in
-// dir: twice its weights plus 1 GiB (0 without a checkpoint). The weights
-// live on the Go heap, and with the default GOGC the heap may grow to twice
-// the live data before a collection: for the 0.6B-shaped SWE-Pruner
-// checkpoint (1.3 GB) on an 8K-token file, peak RSS is 7.2 GB without a
-// limit and 3.4 GB with 2.5 GiB, at the same speed. GOMEMLIMIT overrides it.
-func memoryLimit(dir string) int64 {
-	if dir == "" {
-		return 0
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.safetensors"))
-	var size int64
-	for _, name := range files {
-		if st, err := os.Stat(name); err == nil {
-			size += st.Size()
-		}
-	}
-	if size == 0 {
-		return 0
-	}
-	return 2*size + 1<<30
 }
 
 type flags struct {

@@ -230,14 +230,3 @@ func TestBinary(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(out), "func grow() {")
 }
-
-// TestMemoryLimit checks the soft limit main sets: twice the checkpoint's
-// weights plus 1 GiB, none without a checkpoint.
-func TestMemoryLimit(t *testing.T) {
-	dir := t.TempDir()
-	require.Zero(t, memoryLimit(""))
-	require.Zero(t, memoryLimit(dir), "no safetensors file")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.safetensors"), make([]byte, 1000), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), make([]byte, 50), 0o644))
-	require.Equal(t, int64(2000+1<<30), memoryLimit(dir))
-}

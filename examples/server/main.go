@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -39,6 +40,11 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if f, err := parse(os.Args[1:], io.Discard); err == nil && os.Getenv("GOMEMLIMIT") == "" {
+		if limit := pruner.SuggestedMemoryLimit(f.model); limit > 0 { // weights on the Go heap: see its doc
+			debug.SetMemoryLimit(limit)
+		}
+	}
 	if err := run(ctx, os.Args[1:], os.Stderr, nil); err != nil {
 		code := 1
 		if errors.Is(err, errReported) {
