@@ -202,3 +202,17 @@ func ExampleWithTokenBudget() {
 	// # ... 12 lines omitted (31-42)
 	// 124 of 261 tokens
 }
+
+// A process that loads a checkpoint sets a soft memory limit once, before
+// loading (the embedded line model needs none).
+func ExampleSuggestedMemoryLimit() {
+	dir := "testdata/tiny-swepruner"
+	if limit := pruner.SuggestedMemoryLimit(dir); limit > 0 {
+		// debug.SetMemoryLimit(limit) in a real program.
+		fmt.Printf("soft limit: %.2f GiB\n", float64(limit)/(1<<30))
+	}
+	fmt.Println("line model:", pruner.SuggestedMemoryLimit(""))
+	// Output:
+	// soft limit: 1.01 GiB
+	// line model: 0
+}
