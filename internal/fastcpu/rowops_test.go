@@ -108,22 +108,34 @@ func TestRowFusionsMatchSimplego(t *testing.T) {
 	}
 }
 
-// TestRowFusionsConcurrent runs one compiled graph with fused row ops from
-// several goroutines: the kernels share nothing between executions.
+// TestRowFusionsConcurrent runs one compiled graph with fused row ops and a
+// product on a bfloat16 weight (B packed once, shared by the workers) from
+// several goroutines: executions share nothing but the compiled plan.
 func TestRowFusionsConcurrent(t *testing.T) {
 	fast, err := New("")
 	require.NoError(t, err)
 	defer fast.Finalize()
 	r := rand.New(rand.NewSource(5))
-	x, w := randTensor(r, 1, 300, 2, 64), randTensor(r, 64)
-	e := MustNewExec(fast, func(x, w *Node) *Node { return rmsNorm(x, w, 1e-6) })
+	wq := make([]bfloat16.BFloat16, 96*64)
+	for i := range wq {
+		wq[i] = bfloat16.FromFloat32(float32(r.NormFloat64()))
+	}
+	x, w, wqT := randTensor(r, 1, 300, 2, 64), randTensor(r, 64), tensors.FromFlatDataAndDimensions(wq, 96, 64)
+	e := MustNewExec(fast, func(x, w, wq *Node) *Node {
+		normed := Reshape(rmsNorm(x, w, 1e-6), 600, 64)
+		lin := DotGeneral(normed, []int{1}, nil, ConvertDType(wq, dtypes.Float32), []int{1}, nil) // [600, 96]
+		return swiGLU(lin, lin)
+	})
 	defer e.Finalize()
-	want := tensors.MustCopyFlatData[float32](e.MustExec(x, w)[0])
+	before := fast.Stats()
+	want := tensors.MustCopyFlatData[float32](e.MustExec(x, w, wqT)[0])
+	require.Equal(t, before.BF16Operands+1, fast.Stats().BF16Operands)
+	require.Equal(t, before.FusedRowOps+2, fast.Stats().FusedRowOps)
 	errs := make(chan error, 8)
 	for i := 0; i < 8; i++ {
 		go func() {
 			for j := 0; j < 20; j++ {
-				got := tensors.MustCopyFlatData[float32](e.MustExec(x, w)[0])
+				got := tensors.MustCopyFlatData[float32](e.MustExec(x, w, wqT)[0])
 				for k := range got {
 					if got[k] != want[k] {
 						errs <- fmt.Errorf("run %d: element %d: %g != %g", j, k, got[k], want[k])
