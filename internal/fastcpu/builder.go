@@ -219,7 +219,8 @@ func (b *Builder) DotGeneral(lhsOp backends.Op, lhsContractingAxes, lhsBatchAxes
 		return sb.DotGeneral(in[0], slices.Clone(lc), slices.Clone(lb), in[1], slices.Clone(rc), slices.Clone(rb))
 	}
 	if lhs.shape.DType != dtypes.Float32 || rhs.shape.DType != dtypes.Float32 {
-		return b.forward("DotGeneral", []backends.Op{lhsOp, rhsOp}, nil, build)
+		// The axes are the op's arguments: dedupeConstants compares them.
+		return b.forward("DotGeneral", []backends.Op{lhsOp, rhsOp}, []any{lc, lb, rc, rb}, build)
 	}
 	plan, shape, err := planDot(lhs.shape, lc, lb, rhs.shape, rc, rb)
 	if err != nil {
@@ -442,8 +443,8 @@ func dedupeConstants(nodes []*node, outs []*node) {
 			c = c && constish[in.id]
 		}
 		constish[n.id] = c
-		if !c || n.name == "Constant" || isOut[n] {
-			continue
+		if !c || n.name == "Constant" || isOut[n] || (n.args == nil && len(n.inputs) > 1) {
+			continue // (an op with several inputs and no recorded arguments may hide some)
 		}
 		key.Reset()
 		fmt.Fprintf(&key, "%s|%s|%v|", n.name, n.shape, n.args)

@@ -26,8 +26,9 @@ type dotPlan struct {
 // fuseBF16Operands lets products read bfloat16 weights as they are stored:
 // a DotGeneral whose rhs is ConvertDType(bfloat16 → float32) of a value
 // viewed in place reads the bfloat16 value instead, and Gemm widens it while
-// packing (exactly, as the conversion does). The float32 copy of the whole
-// matrix is never made.
+// packing (exactly, as the conversion does). No float32 copy of the weight
+// is kept: packing widens it into the product's pooled buffers (at most
+// maxSharedB values, or per-task blocks).
 func fuseBF16Operands(nodes []*node) {
 	for _, n := range nodes {
 		if n.kind != kindDot || n.dot.rhsBF16 || n.dot.rhs.perm != nil {

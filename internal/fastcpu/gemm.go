@@ -7,6 +7,11 @@ import (
 	"sync/atomic"
 )
 
+// maxSharedB bounds the float32 size of a B packed whole and shared by the
+// workers (16 MB: a Qwen3-0.6B MLP matrix is 3M values); larger ones are
+// packed block by block per task, as before sharing.
+const maxSharedB = 1 << 22
+
 // Micro-kernel tile and cache blocking sizes.
 const (
 	mr = 6    // rows of the micro-tile (one broadcast each)
@@ -127,7 +132,7 @@ func (g *Gemm) MatMul(batch, m, n, k int, a, b Strided, c []float32) {
 	j.parts, j.splitN, j.step = 1, false, m
 	var pbuf *[]float32
 	switch {
-	case batch == 1 && workers > 1 && m >= 2*mr*workers:
+	case batch == 1 && workers > 1 && m >= 2*mr*workers && roundUp(n, nr)*k <= maxSharedB:
 		// One product split by rows: every task would pack all of B, so the
 		// workers pack it once, together, before the rows are shared out.
 		pbuf = g.packB(j, workers)

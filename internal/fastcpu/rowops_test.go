@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/backends/simplego"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // GoMLX graph code reads best with the dot import.
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
@@ -253,5 +254,23 @@ func TestBF16WeightsMatchSimplego(t *testing.T) {
 			requireAllClose(t, want[i], got[i], 2e-4, fmt.Sprintf("%s output %d", config, i)) // float32 sums of 300 products, in another order
 		}
 		fast.Finalize()
+	}
+}
+
+// TestDedupeKeepsDifferentProducts: two parameter-free products over the
+// same inputs and of the same shape but with other axes (A·A and A·Aᵀ, run
+// by simplego as float64) must not be merged by dedupeConstants.
+func TestDedupeKeepsDifferentProducts(t *testing.T) {
+	fast, plain := backendsUnderTest(t)
+	r := rand.New(rand.NewSource(23))
+	got, want := runBoth(t, fast, plain, func(x *Node) []*Node {
+		g := x.Graph()
+		a := Add(Iota(g, shapes.Make(dtypes.Float64, 3, 3), 0), MulScalar(Iota(g, shapes.Make(dtypes.Float64, 3, 3), 1), 10))
+		ab := DotGeneral(a, []int{1}, nil, a, []int{0}, nil)
+		abT := DotGeneral(a, []int{1}, nil, a, []int{1}, nil)
+		return []*Node{Add(x, ConvertDType(ab, dtypes.Float32)), Add(x, ConvertDType(abT, dtypes.Float32))}
+	}, randTensor(r, 3, 3))
+	for i := range want {
+		requireAllClose(t, want[i], got[i], 1e-6, fmt.Sprintf("output %d", i))
 	}
 }
