@@ -399,6 +399,18 @@ func (f *File) withData(name string, fn func(e entry, b []byte) error) error {
 	return fn(e, f.data[e.begin:e.end:e.end])
 }
 
+// withCopy is withData for fn that copies the bytes out: afterwards the
+// mapped pages are dropped from memory (see dropPages).
+func (f *File) withCopy(name string, fn func(e entry, b []byte) error) error {
+	return f.withData(name, func(e entry, b []byte) error {
+		err := fn(e, b)
+		if f.unmap != nil {
+			dropPages(f.data, e.begin, e.end)
+		}
+		return err
+	})
+}
+
 // Raw returns the named tensor's little-endian bytes without copying. The
 // slice aliases the read-only mapping: it must not be modified (writing to it
 // faults) and is valid only until Close.
@@ -428,7 +440,7 @@ func (f *File) Tensor(name string) (Tensor, error) {
 // other dtypes fail with ErrUnsupportedDType.
 func (f *File) Float32(name string) ([]float32, error) {
 	var out []float32
-	err := f.withData(name, func(e entry, b []byte) error {
+	err := f.withCopy(name, func(e entry, b []byte) error {
 		out = make([]float32, e.info.NumElements())
 		switch e.info.DType {
 		case F32:
@@ -455,7 +467,7 @@ func (f *File) Float32(name string) ([]float32, error) {
 // so it costs next to nothing on top of Float32.
 func (f *File) Float32Finite(name string) ([]float32, error) {
 	var out []float32
-	err := f.withData(name, func(e entry, b []byte) error {
+	err := f.withCopy(name, func(e entry, b []byte) error {
 		out = make([]float32, e.info.NumElements())
 		var ok bool
 		switch e.info.DType {
@@ -513,7 +525,7 @@ func nonFinite(path, name string, x []float32) error {
 // (F16 goes through float32, which is exact, so it is rounded only once).
 func (f *File) BFloat16(name string) ([]uint16, error) {
 	var out []uint16
-	err := f.withData(name, func(e entry, b []byte) error {
+	err := f.withCopy(name, func(e entry, b []byte) error {
 		out = make([]uint16, e.info.NumElements())
 		switch e.info.DType {
 		case BF16:

@@ -469,3 +469,31 @@ func TestReadFileFallback(t *testing.T) {
 	_, _, err = readFile(fh, int(st.Size())+1)
 	require.Error(t, err, "a file shorter than its stat size must not be read silently")
 }
+
+// TestCopiesDropMappedPages: the copying readers drop the mapped pages of
+// what they read (advice to the kernel); reading again, or through Raw,
+// still sees the file's bytes.
+func TestCopiesDropMappedPages(t *testing.T) {
+	vals := make([]float32, 5000) // several pages
+	for i := range vals {
+		vals[i] = float32(i) * 0.5
+	}
+	path := filepath.Join(t.TempDir(), "m.safetensors")
+	require.NoError(t, WriteFile(path, []Tensor{NewFloat32Tensor("a", []int{len(vals)}, vals),
+		NewBFloat16Tensor("b", []int{len(vals)}, vals)}, nil))
+	f, err := Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	for range 2 {
+		got, err := f.Float32("a")
+		require.NoError(t, err)
+		require.Equal(t, vals, got)
+		half, err := f.BFloat16Finite("b")
+		require.NoError(t, err)
+		require.Equal(t, F32ToBF16(vals[4999]), half[4999])
+	}
+	raw, err := f.Raw("a")
+	require.NoError(t, err)
+	require.Len(t, raw, 4*len(vals))
+	require.Equal(t, vals[4321], math.Float32frombits(binary.LittleEndian.Uint32(raw[4*4321:])))
+}

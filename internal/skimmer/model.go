@@ -133,6 +133,12 @@ func LoadContext(ctx context.Context, dir string, backend backends.Backend) (m *
 			}
 			t = tensors.FromFlatDataAndDimensions(data, want[name]...)
 		}
+		// Move it to the backend now, sharing the buffer where the backend
+		// can (simplego, fastgo): the local copy is freed at once, so the
+		// weights are held once, not twice until first use.
+		if err := t.MaterializeOnDevice(backend, true, 0); err != nil {
+			return nil, fmt.Errorf("skimmer: load %s: %s: %w", dir, name, err)
+		}
 		m.ctx.InAbsPath(scope).VariableWithValue(rel[dot+1:], t)
 	}
 	readCRF := func(prefix string) (CRFWeights, error) {
