@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 )
 
@@ -107,21 +108,28 @@ func splitRows(rows, size, workers int, fn func(r0, r1 int)) {
 	wg.Wait()
 }
 
-func (r *run) elementwise(n *node) error {
-	p := n.elem
-	var ins [2][]float32
+// rowIO returns the float32 inputs of a native row-wise node and a new
+// output buffer with its data.
+func (r *run) rowIO(n *node) (ins [][]float32, out backends.Buffer, dst []float32, err error) {
+	ins = make([][]float32, len(n.inputs))
 	for i, in := range n.inputs {
-		f, err := r.float32s(in)
-		if err != nil {
-			return err
+		if ins[i], err = r.float32s(in); err != nil {
+			return nil, nil, nil, err
 		}
-		ins[i] = f
 	}
 	out, flat, err := r.e.backend.NewSharedBuffer(0, n.shape)
 	if err != nil {
-		return fmt.Errorf("%w: %s output: %w", ErrBuild, n.name, err)
+		return nil, nil, nil, fmt.Errorf("%w: %s output: %w", ErrBuild, n.name, err)
 	}
-	dst := flat.([]float32)
+	return ins, out, flat.([]float32), nil
+}
+
+func (r *run) elementwise(n *node) error {
+	p := n.elem
+	ins, out, dst, err := r.rowIO(n)
+	if err != nil {
+		return err
+	}
 	rank := len(p.dims)
 	last := 1
 	if rank > 0 {
@@ -149,7 +157,7 @@ func (r *run) elementwise(n *node) error {
 }
 
 // rows computes output rows [r0, r1) (a row is the last axis).
-func (p *elemPlan) rows(r0, r1, last int, dst []float32, ins [2][]float32, simd bool) {
+func (p *elemPlan) rows(r0, r1, last int, dst []float32, ins [][]float32, simd bool) {
 	rank := len(p.dims)
 	if p.op == "ReduceSumLast" {
 		src := ins[0]

@@ -1,7 +1,6 @@
 package fastcpu
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -264,19 +263,10 @@ func matchSwiGLU(out *node) (*rowPlan, []*node) {
 // rowOp runs a kindRow node: rows are split over the workers.
 func (r *run) rowOp(n *node) error {
 	p := n.row
-	ins := make([][]float32, len(n.inputs))
-	for i, in := range n.inputs {
-		f, err := r.float32s(in)
-		if err != nil {
-			return err
-		}
-		ins[i] = f
-	}
-	out, flat, err := r.e.backend.NewSharedBuffer(0, n.shape)
+	ins, out, dst, err := r.rowIO(n)
 	if err != nil {
-		return fmt.Errorf("%w: %s output: %w", ErrBuild, n.name, err)
+		return err
 	}
-	dst := flat.([]float32)
 	rows := len(dst) / max(1, p.width)
 	simd := r.e.backend.gemm.simd
 	splitRows(rows, len(dst), r.e.backend.gemm.workers, func(r0, r1 int) {
