@@ -34,7 +34,11 @@ type Strided struct {
 
 // at returns element (b, i, j).
 func (s Strided) at(b, i, j int) float32 {
-	o := b*s.BatchStride + i*s.RowStride + j*s.ColStride
+	return s.elem(b*s.BatchStride + i*s.RowStride + j*s.ColStride)
+}
+
+// elem returns the element at flat offset o, widened from bfloat16 if need be.
+func (s Strided) elem(o int) float32 {
 	if s.BF16 != nil {
 		return bf16ToF32(s.BF16[o])
 	}
@@ -296,22 +300,24 @@ func (g *Gemm) kernel(k int, a, b, c []float32, ldc int, load bool) {
 
 // packA copies rows [i0,i0+rows) × depth [p0,p0+depth) of A[bi] into dst as
 // micro-panels of mr rows: panel r holds, for each p, its mr row values.
-// Rows past the end are zero.
+// Rows past the end are zero. With simd, full panels of a row-major A are
+// packed by AVX2 transposes up to the last multiple of 8 steps; the loops
+// below do the rest.
 func packA(dst []float32, a Strided, bi, i0, rows, p0, depth int, simd bool) {
 	base := bi*a.BatchStride + i0*a.RowStride + p0*a.ColStride
 	for r := 0; r < rows; r += mr {
 		panel := dst[r*depth : (r+mr)*depth]
 		mm := min(mr, rows-r)
-		if mm == mr && a.ColStride == 1 {
-			packA6(panel, a.Data, base+r*a.RowStride, a.RowStride, depth, simd)
-			continue
+		done := 0
+		if simd && mm == mr && a.ColStride == 1 {
+			done = packA6SIMD(panel, a.Data, base+r*a.RowStride, a.RowStride, depth)
 		}
 		for i := 0; i < mm; i++ {
 			src := base + (r+i)*a.RowStride
 			if a.ColStride == 1 {
-				row := a.Data[src : src+depth]
+				row := a.Data[src+done : src+depth]
 				for p, v := range row {
-					panel[p*mr+i] = v
+					panel[(done+p)*mr+i] = v
 				}
 			} else {
 				for p := 0; p < depth; p++ {
@@ -329,30 +335,40 @@ func packA(dst []float32, a Strided, bi, i0, rows, p0, depth int, simd bool) {
 
 // packB copies depth [p0,p0+depth) × columns [j0,j0+cols) of B[bi] into dst
 // as micro-panels of nr columns: panel c holds, for each p, its nr column
-// values. Columns past the end are zero.
+// values. Columns past the end are zero. B may be bfloat16 (b.BF16), widened
+// on the way. With simd, full panels of B stored as the rows of a weight
+// matrix (RowStride 1) are packed by AVX2 transposes up to the last multiple
+// of 8 steps; the loops below do the rest.
 func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int, simd bool) {
 	base := bi*b.BatchStride + p0*b.RowStride + j0*b.ColStride
-	if b.BF16 != nil {
-		packBF16(dst, b, base, depth, cols, simd)
-		return
-	}
+	half := b.BF16 != nil
 	for c := 0; c < cols; c += nr {
 		panel := dst[c*depth : (c+nr)*depth]
 		nn := min(nr, cols-c)
 		switch {
-		case b.ColStride == 1 && nn == nr:
+		case b.ColStride == 1 && nn == nr && !half:
 			for p := 0; p < depth; p++ {
 				src := base + p*b.RowStride + c
 				copy(panel[p*nr:p*nr+nr], b.Data[src:src+nr])
 			}
-		case b.RowStride == 1 && nn == nr:
-			packB16T(panel, b.Data, base+c*b.ColStride, b.ColStride, depth, simd)
 		case b.RowStride == 1:
+			off := base + c*b.ColStride
+			done := 0
+			if simd && nn == nr && half {
+				done = packB16TBF16SIMD(panel, b.BF16, off, b.ColStride, depth)
+			} else if simd && nn == nr {
+				done = packB16TSIMD(panel, b.Data, off, b.ColStride, depth)
+			}
 			for j := 0; j < nn; j++ {
-				src := base + (c+j)*b.ColStride
-				col := b.Data[src : src+depth]
-				for p, v := range col {
-					panel[p*nr+j] = v
+				src := off + j*b.ColStride
+				if half {
+					for p, h := range b.BF16[src+done : src+depth] {
+						panel[(done+p)*nr+j] = bf16ToF32(h)
+					}
+					continue
+				}
+				for p, v := range b.Data[src+done : src+depth] {
+					panel[(done+p)*nr+j] = v
 				}
 			}
 			zeroCols(panel, nn, depth)
@@ -360,99 +376,10 @@ func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int, simd bool) {
 			for p := 0; p < depth; p++ {
 				src := base + p*b.RowStride + c*b.ColStride
 				for j := 0; j < nn; j++ {
-					panel[p*nr+j] = b.Data[src+j*b.ColStride]
+					panel[p*nr+j] = b.elem(src + j*b.ColStride)
 				}
 			}
 			zeroCols(panel, nn, depth)
-		}
-	}
-}
-
-// packA6 packs six rows of a row-major A (row i at src[off+i*ld:]) into an
-// mr-row micro-panel: one pass over the six rows together, so each panel
-// entry is written once, in order.
-func packA6(panel, src []float32, off, ld, depth int, simd bool) {
-	done := 0
-	if simd {
-		done = packA6SIMD(panel, src, off, ld, depth)
-	}
-	if done == depth {
-		return
-	}
-	panel, off, depth = panel[done*mr:], off+done, depth-done
-	r0 := src[off : off+depth]
-	r1 := src[off+ld : off+ld+depth]
-	r2 := src[off+2*ld : off+2*ld+depth]
-	r3 := src[off+3*ld : off+3*ld+depth]
-	r4 := src[off+4*ld : off+4*ld+depth]
-	r5 := src[off+5*ld : off+5*ld+depth]
-	panel = panel[:depth*mr]
-	for p := range r0 {
-		d := (*[mr]float32)(panel[p*mr:])
-		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
-	}
-}
-
-// packB16T packs 16 columns of B stored as contiguous rows of a weight
-// matrix (column j at src[off+j*ld:]) into an nr-column micro-panel, four
-// columns at a time so each pass writes a quarter of every panel row.
-func packB16T(panel, src []float32, off, ld, depth int, simd bool) {
-	done := 0
-	if simd {
-		done = packB16TSIMD(panel, src, off, ld, depth)
-	}
-	if done == depth {
-		return
-	}
-	panel, off, depth = panel[done*nr:], off+done, depth-done
-	panel = panel[:depth*nr]
-	for j := 0; j < nr; j += 4 {
-		c0 := src[off+j*ld : off+j*ld+depth]
-		c1 := src[off+(j+1)*ld : off+(j+1)*ld+depth]
-		c2 := src[off+(j+2)*ld : off+(j+2)*ld+depth]
-		c3 := src[off+(j+3)*ld : off+(j+3)*ld+depth]
-		for p := range c0 {
-			d := (*[4]float32)(panel[p*nr+j:])
-			d[0], d[1], d[2], d[3] = c0[p], c1[p], c2[p], c3[p]
-		}
-	}
-}
-
-// packBF16 is packB for a bfloat16 operand (base: offset of the block's
-// first element).
-func packBF16(dst []float32, b Strided, base, depth, cols int, simd bool) {
-	for c := 0; c < cols; c += nr {
-		panel := dst[c*depth : (c+nr)*depth]
-		nn := min(nr, cols-c)
-		if b.RowStride == 1 && nn == nr {
-			packB16TBF16(panel, b.BF16, base+c*b.ColStride, b.ColStride, depth, simd)
-			continue
-		}
-		for p := 0; p < depth; p++ {
-			src := base + p*b.RowStride + c*b.ColStride
-			for j := 0; j < nn; j++ {
-				panel[p*nr+j] = bf16ToF32(b.BF16[src+j*b.ColStride])
-			}
-		}
-		zeroCols(panel, nn, depth)
-	}
-}
-
-// packB16TBF16 is packB16T for bfloat16 columns.
-func packB16TBF16(panel []float32, src []uint16, off, ld, depth int, simd bool) {
-	done := 0
-	if simd {
-		done = packB16TBF16SIMD(panel, src, off, ld, depth)
-	}
-	if done == depth {
-		return
-	}
-	panel, off, depth = panel[done*nr:], off+done, depth-done
-	panel = panel[:depth*nr]
-	for j := 0; j < nr; j++ {
-		col := src[off+j*ld : off+j*ld+depth]
-		for p, h := range col {
-			panel[p*nr+j] = bf16ToF32(h)
 		}
 	}
 }
