@@ -366,11 +366,7 @@ func (r *run) attention(n *node) error {
 	for _, buf := range bufs {
 		r.e.scratch.Put(buf)
 	}
-	for _, in := range n.inputs {
-		r.release(in)
-	}
-	r.vals[n.id] = out
-	r.owned[n.id] = true
+	r.done(n, out)
 	return nil
 }
 

@@ -148,11 +148,7 @@ func (r *run) elementwise(n *node) error {
 			p.rows(r0, r1, last, dst, ins, r.e.backend.gemm.simd)
 		})
 	}
-	for _, in := range n.inputs {
-		r.release(in)
-	}
-	r.vals[n.id] = out
-	r.owned[n.id] = true
+	r.done(n, out)
 	return nil
 }
 

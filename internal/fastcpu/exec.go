@@ -97,6 +97,16 @@ func (r *run) release(n *node) {
 	}
 }
 
+// done records out as n's value and drops n's reads of its inputs (the end
+// of every native step).
+func (r *run) done(n *node, out backends.Buffer) {
+	for _, in := range n.inputs {
+		r.release(in)
+	}
+	r.vals[n.id] = out
+	r.owned[n.id] = true
+}
+
 // cleanup frees every owned intermediate buffer (after an error).
 func (r *run) cleanup() {
 	for id, v := range r.vals {
@@ -260,10 +270,6 @@ func (r *run) dot(n *node) error {
 	for _, buf := range bufs {
 		r.e.scratch.Put(buf)
 	}
-	for _, in := range n.inputs {
-		r.release(in)
-	}
-	r.vals[n.id] = out
-	r.owned[n.id] = true
+	r.done(n, out)
 	return nil
 }

@@ -272,11 +272,7 @@ func (r *run) rowOp(n *node) error {
 	splitRows(rows, len(dst), r.e.backend.gemm.workers, func(r0, r1 int) {
 		p.rows(r0, r1, dst, ins, simd)
 	})
-	for _, in := range n.inputs {
-		r.release(in)
-	}
-	r.vals[n.id] = out
-	r.owned[n.id] = true
+	r.done(n, out)
 	return nil
 }
 
