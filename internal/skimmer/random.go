@@ -45,7 +45,7 @@ func WriteRandom(dir string, bb backbone.Config, numRubrics int, seed int64) err
 		}
 		v := make([]float32, size)
 		offset := 0.0
-		if strings.HasSuffix(n, "norm.weight") || strings.HasSuffix(n, "layernorm.weight") {
+		if strings.HasSuffix(n, "norm.weight") { // also the layernorm gains
 			offset = 1 // RMSNorm gains near 1, as in trained models
 		}
 		for i := range v {
