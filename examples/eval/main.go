@@ -32,8 +32,14 @@
 //	line-raw     the same without repair: the model's top-k lines
 //	model+repair the library with the checkpoint given by -model
 //
-// Tables are printed per file, per language (when the files span several)
-// and overall.
+// Tables are printed per file, per language (when the files span several),
+// per question kind (when the cases have kinds: locate, explain, debug,
+// change, usage, tool) and overall.
+//
+// Without a budget (-lines default) the library rows keep what their
+// threshold keeps; the bm25 row then keeps, case by case, as many lines as
+// the first library row did (line+repair when it runs), so the two compare
+// at the same kept share.
 //
 // Parse-clean share: only cases whose original text parses without errors
 // are checked (a file the grammar cannot parse says nothing about the
@@ -267,7 +273,7 @@ func printReport(w io.Writer, rep *report) {
 	groups := rep.Files
 	if len(rep.Files) != 1 {
 		// As baselines.py: the overall table only adds to several files.
-		groups = append(append(append([]group(nil), rep.Files...), rep.Langs...), rep.Overall)
+		groups = append(append(append(append([]group(nil), rep.Files...), rep.Langs...), rep.Kinds...), rep.Overall)
 	}
 	for _, g := range groups {
 		fmt.Fprintf(w, "== %s  (%d cases, %d parse-checked)\n", g.Name, g.Cases, g.ParseChecked)
@@ -295,6 +301,7 @@ type report struct {
 	Model   string       `json:"model,omitempty"`
 	Files   []group      `json:"files"`
 	Langs   []group      `json:"languages,omitempty"` // when the files span several languages
+	Kinds   []group      `json:"kinds,omitempty"`     // when the cases carry question kinds
 	Overall group        `json:"overall"`
 	Cases   []caseResult `json:"cases"`
 }
@@ -454,8 +461,8 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 	}
 
 	rep := &report{Ratios: ev.f.ratios, Model: ev.f.model}
-	byFile, byLang := map[string][]int{}, map[string][]int{}
-	var order, langs []string
+	byFile, byLang, byKind := map[string][]int{}, map[string][]int{}, map[string][]int{}
+	var order, langs, kinds []string
 	for i, j := range jobs {
 		if _, ok := byFile[j.file]; !ok {
 			order = append(order, j.file)
@@ -465,6 +472,12 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 			langs = append(langs, j.c.Lang)
 		}
 		byLang[j.c.Lang] = append(byLang[j.c.Lang], i)
+		if k := j.c.Kind; k != "" {
+			if _, ok := byKind[k]; !ok {
+				kinds = append(kinds, k)
+			}
+			byKind[k] = append(byKind[k], i)
+		}
 		rep.Cases = append(rep.Cases, out[i].results...)
 	}
 	all := make([]int, len(jobs))
@@ -480,8 +493,21 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 			rep.Langs = append(rep.Langs, ev.summarize("lang "+l, byLang[l], out))
 		}
 	}
+	slices.SortFunc(kinds, func(a, b string) int { return kindOrder(a) - kindOrder(b) })
+	for _, k := range kinds {
+		rep.Kinds = append(rep.Kinds, ev.summarize("kind "+k, byKind[k], out))
+	}
 	rep.Overall = ev.summarize("overall", all, out)
 	return rep, nil
+}
+
+// kindOrder orders the question kinds as the question set's README lists
+// them; unknown kinds come last.
+func kindOrder(k string) int {
+	if i := slices.Index([]string{"locate", "explain", "debug", "change", "usage", "tool"}, k); i >= 0 {
+		return i
+	}
+	return 100
 }
 
 // summarize aggregates the cases idx into one group, rows ordered by ratio
@@ -628,7 +654,31 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 			}
 		}
 	}
+	if !model && slices.Contains(ev.f.ratios, 0) {
+		ev.bm25AtDefault(&o, c, lang, add)
+	}
 	return o, nil
+}
+
+// bm25AtDefault adds the bm25 row of the default (unbudgeted) setting once
+// the library rows have run: it keeps as many lines as the first library
+// row in methodNames order kept for this case.
+func (ev *evaluator) bm25AtDefault(o *caseOutcome, c evalset.Case, lang syntax.Language,
+	add func(string, float64, []int, string, syntax.Language, time.Duration, []string)) {
+	if !ev.f.methods["bm25"] {
+		return
+	}
+	for _, m := range methodNames {
+		for _, r := range o.results {
+			if r.Method != m || r.Ratio != 0 {
+				continue
+			}
+			t0 := time.Now()
+			kept := evalset.BM25(c.Query, c.Text, len(r.Kept))
+			add("bm25", 0, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
+			return
+		}
+	}
 }
 
 // joinKept is what a baseline hands an agent: its kept lines, verbatim with

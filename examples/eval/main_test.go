@@ -153,6 +153,47 @@ func TestRunReport(t *testing.T) {
 	}
 }
 
+func TestRunKindsAndDefaultBM25(t *testing.T) {
+	cases := []evalset.Case{
+		{ID: "q#1", Lang: "go", Path: "retry.go", Kind: "explain", Query: "how is the backoff delay capped?", Text: goSrc, GoldLines: []int{11, 12}},
+		{ID: "q#2", Lang: "go", Path: "retry.go", Kind: "locate", Query: "where are the numbers summed?", Text: goSrc, GoldLines: []int{21}},
+		{ID: "q#3", Lang: "python", Path: "client.py", Kind: "explain", Query: "what does the client compute per attempt?", Text: pySrc, GoldLines: []int{9}},
+	}
+	var b bytes.Buffer
+	for _, c := range cases {
+		line, err := json.Marshal(c)
+		require.NoError(t, err)
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "questions.jsonl")
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	out := filepath.Join(t.TempDir(), "out.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-lines", "default", "-methods", "bm25,line+repair", "-json", out, "-workers", "2", path}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var rep report
+	require.NoError(t, json.Unmarshal(data, &rep))
+	require.Len(t, rep.Kinds, 2)
+	assert.Equal(t, []string{"kind locate", "kind explain"}, []string{rep.Kinds[0].Name, rep.Kinds[1].Name}, "README order")
+	assert.Equal(t, []int{1, 2}, []int{rep.Kinds[0].Cases, rep.Kinds[1].Cases})
+	// Without a budget, bm25 keeps as many lines as line+repair did.
+	kept := map[string]map[string][]int{}
+	for _, r := range rep.Cases {
+		if kept[r.ID] == nil {
+			kept[r.ID] = map[string][]int{}
+		}
+		kept[r.ID][r.Method] = r.Kept
+	}
+	require.Len(t, kept, 3)
+	for id, m := range kept {
+		require.Contains(t, m, "bm25", id)
+		require.Contains(t, m, "line+repair", id)
+		assert.Len(t, m["bm25"], len(m["line+repair"]), id)
+	}
+}
+
 func TestRunModelRow(t *testing.T) {
 	tiny := filepath.Join("..", "..", "testdata", "tiny-lamr")
 	if _, err := os.Stat(tiny); err != nil {

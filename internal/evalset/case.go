@@ -50,6 +50,12 @@ type Case struct {
 	InsertOnly bool `json:"insert_only"`
 	// FileLines is the line count of the whole pre-image file.
 	FileLines int `json:"file_lines"`
+	// Kind is the question kind of the question sets (locate, explain,
+	// debug, change, usage, tool); empty for commit cases.
+	Kind string `json:"kind,omitempty"`
+	// Source names where a question case's text comes from (e.g.
+	// "go-stdlib 1.26", "tool:node-test"); empty for commit cases.
+	Source string `json:"source,omitempty"`
 }
 
 // Lines returns the case's lines (see Lines).
