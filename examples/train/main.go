@@ -58,6 +58,8 @@ type options struct {
 	backend             string
 	resume              bool
 	tune                bool
+	docs                int
+	extra               string
 }
 
 func main() {
@@ -93,6 +95,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed")
 	fs.StringVar(&o.backend, "backend", "fastgo", "GoMLX backend for training: fastgo (internal/fastcpu, AVX2 products) or go (simplego)")
 	fs.BoolVar(&o.resume, "resume", false, "resume from the checkpoint in -out")
+	fs.IntVar(&o.docs, "docs", 0, "add question cases mined from the training files' doc comments and inline comments, at most this many of each per file (0 = none)")
+	fs.StringVar(&o.extra, "extra", "", "comma-separated directories of more training cases (*.jsonl.gz with a split field), e.g. examples/train/tooldata")
 	fs.BoolVar(&o.tune, "tune", false, "only select the rank mix on val for the checkpoint in -out (training does it too)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -127,8 +131,9 @@ func progress(stderr io.Writer, what string) func(done, total int) {
 
 // examples loads (or builds and caches) the train and val examples.
 func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lmtrain.Example, err error) {
-	trainCache := filepath.Join(o.out, fmt.Sprintf("features-train-%d-%d.gob", o.limit, o.seed))
-	valCache := filepath.Join(o.out, fmt.Sprintf("features-val-%d.gob", o.valLimit))
+	mix := dataMix(o)
+	trainCache := filepath.Join(o.out, fmt.Sprintf("features-train-%d-%d%s.gob", o.limit, o.seed, mix))
+	valCache := filepath.Join(o.out, fmt.Sprintf("features-val-%d%s.gob", o.valLimit, mix))
 	train, err1 := lmtrain.LoadExamples(trainCache)
 	val, err2 := lmtrain.LoadExamples(valCache)
 	if err1 == nil && err2 == nil {
@@ -139,6 +144,22 @@ func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lm
 	cases, err := lmtrain.LoadDir(o.data)
 	if err != nil {
 		return nil, nil, err
+	}
+	if o.docs > 0 {
+		docs := lmtrain.MineDocQuestions(ctx, cases, lmtrain.DocOptions{PerFile: o.docs, Seed: o.seed})
+		fmt.Fprintf(stderr, "data: %d question cases mined from comments\n", len(docs))
+		cases = append(cases, docs...)
+	}
+	for _, dir := range strings.Split(o.extra, ",") {
+		if dir = strings.TrimSpace(dir); dir == "" {
+			continue
+		}
+		more, err := lmtrain.LoadDir(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-extra: %w", err)
+		}
+		fmt.Fprintf(stderr, "data: %d cases from %s\n", len(more), dir)
+		cases = append(cases, more...)
 	}
 	tr := lmtrain.Split(cases, "train")
 	va := lmtrain.Split(cases, "val")
@@ -169,6 +190,21 @@ func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lm
 	}
 	fmt.Fprintf(stderr, "features: done in %s\n", time.Since(start).Round(time.Millisecond))
 	return train, val, nil
+}
+
+// dataMix names the training mix in the feature caches' file names, so
+// that runs with other -docs or -extra never read each other's cache.
+func dataMix(o options) string {
+	var b strings.Builder
+	if o.docs > 0 {
+		fmt.Fprintf(&b, "-docs%d", o.docs)
+	}
+	for _, dir := range strings.Split(o.extra, ",") {
+		if dir = strings.TrimSpace(dir); dir != "" {
+			b.WriteString("-" + filepath.Base(filepath.Clean(dir)))
+		}
+	}
+	return b.String()
 }
 
 func parseHidden(s string) ([]int, error) {
