@@ -7,6 +7,8 @@ import (
 	goparser "go/parser"
 	"go/token"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/linemodel"
 	"github.com/prunekit/pruner/internal/swecompat"
 	"github.com/prunekit/pruner/internal/syntax"
 )
@@ -285,6 +288,36 @@ func TestLoadErrors(t *testing.T) {
 	cancel()
 	_, err = Load(cctx, tinyDir("tiny-lamr"))
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestLoadLineModelFolder(t *testing.T) {
+	ctx := context.Background()
+	m, err := linemodel.Embedded()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, m.Save(dir))
+	p, err := Load(ctx, dir, WithMinInputTokens(0))
+	require.NoError(t, err)
+	assert.Equal(t, ScorerLine, p.Kind())
+	emb, err := Load(ctx, "", WithMinInputTokens(0))
+	require.NoError(t, err)
+	text := "import time\n\n\ndef backoff(attempt):\n    return min(30, 2 ** attempt)\n" + unrelatedPython
+	got, err := p.Prune(ctx, "how is the backoff computed?", text)
+	require.NoError(t, err)
+	want, err := emb.Prune(ctx, "how is the backoff computed?", text)
+	require.NoError(t, err)
+	assert.Equal(t, want.Text, got.Text, "the same weights prune the same way")
+	assert.Equal(t, want.Lines, got.Lines)
+
+	// A line model of another feature set is a bad checkpoint, named.
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	require.NoError(t, err)
+	bad := strings.Replace(string(cfg), `"bm25n"`, `"bm25_other"`, 1)
+	require.NotEqual(t, string(cfg), bad)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(bad), 0o644))
+	_, err = Load(ctx, dir)
+	require.ErrorIs(t, err, ErrBadCheckpoint)
+	assert.Contains(t, err.Error(), "features")
 }
 
 func TestDecisionModes(t *testing.T) {

@@ -2,6 +2,7 @@ package pruner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -41,7 +42,10 @@ type Pruner struct {
 
 // Load reads a SWE-Pruner or LaMR checkpoint folder (config.json,
 // model.safetensors and, optionally, the Qwen tokenizer files; the embedded
-// Qwen3 tokenizer is used when they are absent) and returns a Pruner. An
+// Qwen3 tokenizer is used when they are absent) and returns a Pruner. A
+// folder written by the line model's trainer (examples/train; its
+// config.json says "kind": "linemodel-lamr") loads as a line model with
+// those weights. An
 // empty dir selects the built-in line model (ScorerLine), a small model
 // embedded in the library that scores lines on the CPU in milliseconds;
 // WithScorer(ScorerLexical) selects the BM25 baseline instead. Results name
@@ -71,6 +75,23 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 			}
 			p.sc, p.kind = lineStage{m}, ScorerLine
 		}
+		if err := p.checkDecision(); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	if isLineModel(dir) {
+		// A line model trained with examples/train: the same scorer as
+		// the embedded one, other weights.
+		m, err := linemodel.Load(dir)
+		if err != nil {
+			return nil, fmt.Errorf("pruner: %w: %w", ErrBadCheckpoint, err)
+		}
+		tok, err := tokenizer.Qwen3()
+		if err != nil {
+			return nil, fmt.Errorf("pruner: tokenizer: %w", err)
+		}
+		p := &Pruner{cfg: cfg, tok: tok, sc: lineStage{m}, kind: ScorerLine}
 		if err := p.checkDecision(); err != nil {
 			return nil, err
 		}
@@ -112,6 +133,19 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// isLineModel reports whether dir's config.json names a line model
+// (written by examples/train) rather than a SWE-Pruner or LaMR checkpoint.
+func isLineModel(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return false
+	}
+	var c struct {
+		Kind string `json:"kind"`
+	}
+	return json.Unmarshal(b, &c) == nil && c.Kind == linemodel.Kind
 }
 
 // checkpointError returns err, a failure to load the checkpoint in dir, as
