@@ -30,7 +30,9 @@
 //	line+repair  the library with its default scorer, the embedded line
 //	             model, a line budget of r and repair (as lex+repair)
 //	line-raw     the same without repair: the model's top-k lines
-//	model+repair the library with the checkpoint given by -model
+//	model+repair the library with the checkpoint given by -model (named
+//	             after its kind, e.g. lamr+repair; a line model folder
+//	             written by examples/train stays model+repair)
 //
 // Tables are printed per file, per language (when the files span several),
 // per question kind (when the cases have kinds: locate, explain, debug,
@@ -372,7 +374,9 @@ func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
 		if err != nil {
 			return nil, err
 		}
-		ev.kind = base.Kind()
+		if ev.kind = base.Kind(); ev.kind == pruner.ScorerLine {
+			ev.kind = "" // a trained line model's row must not read as the embedded one's
+		}
 		for _, r := range f.ratios {
 			if ev.model[r], err = base.With(lineBudget(r)...); err != nil {
 				return nil, err
