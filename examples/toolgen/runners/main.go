@@ -1,0 +1,412 @@
+// Command runners generates tool-output training cases for the pruner's
+// line-scoring model by running real tools over small scratch projects that
+// carry injected faults.
+//
+// Families (one gzipped JSONL file each, under -out):
+//
+//   - go-build-vet: Go modules of several packages with injected compile
+//     errors (unused imports and variables, mismatched types, wrong argument
+//     counts, missing returns, undefined names, ...) and vet findings
+//     (copylocks, printf, unreachable code, struct tags, lostcancel, time
+//     layouts, ...), run through the real `go build ./...`, `go vet ./...`,
+//     and `go vet -json ./...`.
+//   - node-test: CommonJS modules with node:test suites run by
+//     `node --test` (TAP or spec reporter) with injected bugs: assertion
+//     mismatches, thrown TypeErrors, missing fixtures (ENOENT), timeouts.
+//   - python-job-log: Python programs using the logging module to simulate
+//     long-running jobs (sync, backup, ETL, crawler, queue worker,
+//     migration) with retries, warnings, skipped records, a logged but
+//     survived exception and, in most runs, a fatal chained exception.
+//
+// Labels are constructed, not guessed: the generator knows every fault it
+// injected, the file and line of every injected snippet, the location of
+// every test it wrote and whether that test must fail (each function under
+// test also exists in the generator, correct and buggy, so the failing
+// cases are computed), and the exact text of every log message it made the
+// program print. Gold lines are the output lines that report those faults
+// (compiler and vet diagnostics at the injected file:line and their
+// continuation lines; the FAIL / not ok line of a failing test with its
+// message, expected/actual and the stack frames in project code; the log
+// lines of a retry or skip; the abort line and the exception lines of a
+// traceback with the project frame that raised the cause). A scenario whose
+// real output does not match its construction (a predicted diagnostic or
+// failure is absent, or an unpredicted one appears) is dropped. The scratch
+// directory is replaced by /home/dev/project in the output; nothing else is
+// changed.
+//
+// Usage (from the repository root; about 10-15 minutes on two cores):
+//
+//	go run ./examples/toolgen/runners -out examples/train/tooldata -seed 1
+//
+// Flags: -families (comma-separated subset), -n (scenarios per family,
+// default 300), -workers (default 2). Every scenario's RNG derives from
+// -seed, the family and the scenario index; about 5% of scenarios (all their
+// questions) are assigned to split "val".
+package main
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Case is one training record.
+type Case struct {
+	ID               string `json:"id"`
+	Repo             string `json:"repo"`
+	Commit           string `json:"commit"`
+	Lang             string `json:"lang"`
+	Path             string `json:"path"`
+	Kind             string `json:"kind"`
+	Query            string `json:"query"`
+	Text             string `json:"text"`
+	GoldLines        []int  `json:"gold_lines"`
+	WindowStart      int    `json:"window_start"`
+	DiffLinesChanged int    `json:"diff_lines_changed"`
+	LinesAdded       int    `json:"lines_added"`
+	InsertOnly       bool   `json:"insert_only"`
+	FileLines        int    `json:"file_lines"`
+	Split            string `json:"split"`
+}
+
+// question is one query over a scenario's output with its gold lines.
+type question struct {
+	query string
+	gold  []int
+}
+
+// scenario is one real tool run and the questions over it.
+type scenario struct {
+	name string // scenario id inside the family
+	path string // plausible file name of the captured output
+	text string
+	qs   []question
+}
+
+// generator builds and runs one scenario in the scratch directory dir.
+type generator func(r *rand.Rand, idx int, dir string) (*scenario, error)
+
+var families = map[string]generator{
+	"go-build-vet":   genGo,
+	"node-test":      genNode,
+	"python-job-log": genJobLog,
+}
+
+const homeDir = "/home/dev/project"
+
+func main() {
+	out := flag.String("out", "examples/train/tooldata", "output directory")
+	seed := flag.Uint64("seed", 1, "random seed")
+	fams := flag.String("families", "go-build-vet,node-test,python-job-log", "comma-separated families")
+	n := flag.Int("n", 300, "scenarios per family")
+	workers := flag.Int("workers", 2, "parallel workers")
+	flag.Parse()
+	for _, f := range strings.Split(*fams, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		start := time.Now()
+		st, err := runFamily(f, *out, *seed, *n, *workers)
+		if err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("%s: %d scenarios (%d dropped), %d cases (%d train, %d val) in %s",
+			f, st.scenarios, st.dropped, st.train+st.val, st.train, st.val, time.Since(start).Round(time.Second))
+	}
+}
+
+type stats struct{ scenarios, dropped, train, val int }
+
+// runFamily generates n scenarios of one family and writes <out>/<family>.jsonl.gz.
+func runFamily(fam, out string, seed uint64, n, workers int) (stats, error) {
+	var st stats
+	gen, ok := families[fam]
+	if !ok {
+		return st, fmt.Errorf("unknown family %q", fam)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return st, err
+	}
+	results := make([]*scenario, n)
+	errs := make([]error, n)
+	idxc := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < max(1, workers); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range idxc {
+				results[i], errs[i] = runOne(gen, fam, seed, i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		idxc <- i
+	}
+	close(idxc)
+	wg.Wait()
+
+	f, err := os.Create(filepath.Join(out, fam+".jsonl.gz"))
+	if err != nil {
+		return st, err
+	}
+	defer f.Close()
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+	enc := json.NewEncoder(zw)
+	enc.SetEscapeHTML(false)
+	for i, sc := range results {
+		if errs[i] != nil || sc == nil || len(sc.qs) == 0 {
+			st.dropped++
+			if errs[i] != nil && os.Getenv("TOOLGEN_VERBOSE") != "" {
+				log.Printf("%s #%d dropped: %v", fam, i, errs[i])
+			}
+			continue
+		}
+		st.scenarios++
+		cs := sc.cases(fam, isVal(seed, fam, i))
+		for _, c := range cs {
+			if c.Split == "val" {
+				st.val++
+			} else {
+				st.train++
+			}
+			if err := enc.Encode(c); err != nil {
+				return st, err
+			}
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return st, err
+	}
+	return st, f.Close()
+}
+
+func scenarioRNG(seed uint64, fam string, idx int) *rand.Rand {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d", fam, idx)
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
+}
+
+func isVal(seed uint64, fam string, idx int) bool {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "split/%d/%s/%d", seed, fam, idx)
+	return h.Sum64()%20 == 0
+}
+
+// runOne makes a scratch directory, runs the generator and checks the result.
+func runOne(gen generator, fam string, seed uint64, idx int) (*scenario, error) {
+	dir, err := os.MkdirTemp("", "toolgen-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	sc, err := gen(scenarioRNG(seed, fam, idx), idx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if strings.Contains(sc.text, dir) {
+		return nil, fmt.Errorf("scratch path left in output")
+	}
+	if err := sc.check(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// check drops questions whose gold lines are not valid and fails when none is left.
+func (sc *scenario) check() error {
+	lines := splitLines(sc.text)
+	var kept []question
+	seen := map[string]bool{}
+	for _, q := range sc.qs {
+		g := uniqSorted(q.gold)
+		ok := len(g) > 0 && strings.TrimSpace(q.query) != ""
+		for _, l := range g {
+			if l < 1 || l > len(lines) || strings.TrimSpace(lines[l-1]) == "" {
+				ok = false
+			}
+		}
+		key := fmt.Sprint(g)
+		if ok && !seen[key] && !seen[q.query] {
+			seen[key], seen[q.query] = true, true
+			kept = append(kept, question{q.query, g})
+		}
+	}
+	if len(kept) > 5 {
+		kept = kept[:5]
+	}
+	sc.qs = kept
+	if len(kept) == 0 {
+		return fmt.Errorf("no valid question")
+	}
+	return nil
+}
+
+func (sc *scenario) cases(fam string, val bool) []Case {
+	split := "train"
+	if val {
+		split = "val"
+	}
+	n := len(splitLines(sc.text))
+	var cs []Case
+	for k, q := range sc.qs {
+		cs = append(cs, Case{
+			ID: fmt.Sprintf("tool:%s/%s#%d", fam, sc.name, k+1), Repo: "tool:" + fam,
+			Lang: "text", Path: sc.path, Kind: "tool", Query: q.query, Text: sc.text,
+			GoldLines: q.gold, WindowStart: 1, FileLines: n, Split: split,
+		})
+	}
+	return cs
+}
+
+// splitLines splits like the eval sets: text.split("\n") without the empty
+// piece after a final newline.
+func splitLines(s string) []string {
+	ls := strings.Split(s, "\n")
+	if len(ls) > 0 && ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+func uniqSorted(xs []int) []int {
+	m := map[int]bool{}
+	var out []int
+	for _, x := range xs {
+		if !m[x] {
+			m[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// clean replaces the scratch directory by homeDir.
+func clean(out, dir string) string {
+	out = strings.ReplaceAll(out, dir, homeDir)
+	return out
+}
+
+// truncateLines keeps at most max lines of s (whole lines).
+func truncateLines(s string, maxLines int) string {
+	ls := splitLines(s)
+	if len(ls) <= maxLines {
+		return s
+	}
+	return strings.Join(ls[:maxLines], "\n") + "\n"
+}
+
+// pick returns a random element.
+func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
+
+// fill replaces {key} placeholders.
+func fill(tmpl string, kv ...string) string {
+	for i := 0; i+1 < len(kv); i += 2 {
+		tmpl = strings.ReplaceAll(tmpl, "{"+kv[i]+"}", kv[i+1])
+	}
+	return tmpl
+}
+
+// ask picks a named or a descriptive paraphrase (about half each when both exist).
+func ask(r *rand.Rand, named, descr []string, kv ...string) string {
+	if len(descr) > 0 && (len(named) == 0 || r.IntN(2) == 0) {
+		return fill(pick(r, descr), kv...)
+	}
+	return fill(pick(r, named), kv...)
+}
+
+// capitalize the first letter.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// camel joins words in lowerCamelCase; exported when exp.
+func camel(exp bool, words ...string) string {
+	var b strings.Builder
+	for i, w := range words {
+		if i == 0 && !exp {
+			b.WriteString(w)
+		} else {
+			b.WriteString(capitalize(w))
+		}
+	}
+	return b.String()
+}
+
+// namer hands out identifiers unique within a scope.
+type namer struct {
+	r    *rand.Rand
+	used map[string]bool
+}
+
+func newNamer(r *rand.Rand) *namer { return &namer{r: r, used: map[string]bool{}} }
+
+// fresh returns f() or f() with a numeric suffix until unused.
+func (n *namer) fresh(f func() string) string {
+	for i := 0; i < 20; i++ {
+		s := f()
+		if !n.used[s] {
+			n.used[s] = true
+			return s
+		}
+	}
+	s := f()
+	for i := 2; ; i++ {
+		c := fmt.Sprintf("%s%d", s, i)
+		if !n.used[c] {
+			n.used[c] = true
+			return c
+		}
+	}
+}
+
+// findLines returns the 1-based numbers of lines containing sub.
+func findLines(lines []string, sub string) []int {
+	var out []int
+	for i, l := range lines {
+		if strings.Contains(l, sub) {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// shuffleQs shuffles candidate questions.
+func shuffleQs(r *rand.Rand, qs []question) []question {
+	r.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+	return qs
+}
+
+// chooseQs keeps between 2 and 5 of the candidates with a sensible gold size.
+func chooseQs(r *rand.Rand, qs []question, maxGold int) []question {
+	var ok []question
+	for _, q := range qs {
+		if len(q.gold) > 0 && len(q.gold) <= maxGold {
+			ok = append(ok, q)
+		}
+	}
+	ok = shuffleQs(r, ok)
+	k := 2 + r.IntN(4)
+	if len(ok) > k {
+		ok = ok[:k]
+	}
+	return ok
+}
