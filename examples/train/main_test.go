@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/prunekit/pruner/internal/linemodel"
+	lmtrain "github.com/prunekit/pruner/internal/linemodel/train"
 )
 
 func writeCases(t *testing.T, path string, n int, split bool) {
@@ -66,4 +67,35 @@ func TestTrainAndEval(t *testing.T) {
 	require.NoError(t, run(ctx, []string{"-out", out, "-eval", evalDir}, &stdout, &stderr), stderr.String())
 	assert.Contains(t, stdout.String(), "per language")
 	assert.True(t, strings.Contains(stdout.String(), "\ngo "), stdout.String())
+}
+
+// TestToolData checks the committed tool-output training cases
+// (examples/toolgen wrote them): every case well formed, its gold lines
+// non-blank lines of its text, each scenario in one split only.
+func TestToolData(t *testing.T) {
+	cases, err := lmtrain.LoadDir("tooldata")
+	require.NoError(t, err)
+	require.NotEmpty(t, cases)
+	splitOf := map[string]string{}
+	for _, c := range cases {
+		require.NotEmpty(t, c.ID)
+		assert.Equal(t, "text", c.Lang, c.ID)
+		assert.Equal(t, "tool", c.Kind, c.ID)
+		assert.NotEmpty(t, strings.TrimSpace(c.Query), c.ID)
+		require.Contains(t, []string{"train", "val"}, c.Split, c.ID)
+		lines := c.Lines()
+		require.NotEmpty(t, c.GoldLines, c.ID)
+		for i, g := range c.GoldLines {
+			require.True(t, g >= 1 && g <= len(lines), "%s: gold %d of %d", c.ID, g, len(lines))
+			assert.NotEmpty(t, strings.TrimSpace(lines[g-1]), "%s: gold line %d is blank", c.ID, g)
+			if i > 0 {
+				require.Less(t, c.GoldLines[i-1], g, c.ID)
+			}
+		}
+		scenario, _, _ := strings.Cut(c.ID, "#")
+		if s, ok := splitOf[scenario]; ok {
+			assert.Equal(t, s, c.Split, "%s: one scenario, one split", c.ID)
+		}
+		splitOf[scenario] = c.Split
+	}
 }
