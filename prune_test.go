@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -318,6 +319,14 @@ func TestLoadLineModelFolder(t *testing.T) {
 	_, err = Load(ctx, dir)
 	require.ErrorIs(t, err, ErrBadCheckpoint)
 	assert.Contains(t, err.Error(), "features")
+
+	// A FIFO in place of the weights fails at once instead of blocking.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644))
+	require.NoError(t, os.Remove(filepath.Join(dir, "model.safetensors")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "model.safetensors"), 0o644))
+	_, err = Load(ctx, dir)
+	require.ErrorIs(t, err, ErrBadCheckpoint)
+	assert.Contains(t, err.Error(), "not a regular file")
 }
 
 func TestDecisionModes(t *testing.T) {

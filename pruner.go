@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/prunekit/pruner/crf"
 	"github.com/prunekit/pruner/internal/backend"
 	"github.com/prunekit/pruner/internal/linemodel"
+	"github.com/prunekit/pruner/internal/regfile"
 	"github.com/prunekit/pruner/internal/skimmer"
 	"github.com/prunekit/pruner/internal/tokenizer"
 )
@@ -83,7 +85,7 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 	if isLineModel(dir) {
 		// A line model trained with examples/train: the same scorer as
 		// the embedded one, other weights.
-		m, err := linemodel.Load(dir)
+		m, err := linemodel.LoadFS(regularFS(dir), dir)
 		if err != nil {
 			return nil, fmt.Errorf("pruner: %w: %w", ErrBadCheckpoint, err)
 		}
@@ -138,7 +140,8 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 // isLineModel reports whether dir's config.json names a line model
 // (written by examples/train) rather than a SWE-Pruner or LaMR checkpoint.
 func isLineModel(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	// regfile: a FIFO named config.json must not block Load.
+	b, err := regfile.ReadFile(filepath.Join(dir, "config.json"), 16<<20)
 	if err != nil {
 		return false
 	}
@@ -146,6 +149,22 @@ func isLineModel(dir string) bool {
 		Kind string `json:"kind"`
 	}
 	return json.Unmarshal(b, &c) == nil && c.Kind == linemodel.Kind
+}
+
+// regularFS reads the files of a folder that must be regular files (see
+// internal/regfile), so that a FIFO or a device in a checkpoint folder is
+// an error, not a read that blocks or never ends.
+type regularFS string
+
+func (d regularFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	f, _, err := regfile.Open(filepath.Join(string(d), filepath.FromSlash(name)))
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // checkpointError returns err, a failure to load the checkpoint in dir, as

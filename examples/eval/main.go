@@ -40,8 +40,8 @@
 //
 // Without a budget (-lines default) the library rows keep what their
 // threshold keeps; the bm25 row then keeps, case by case, as many lines as
-// the first library row did (line+repair when it runs), so the two compare
-// at the same kept share.
+// line+repair did (the first library row that ran, without it), so the two
+// compare at the same kept share.
 //
 // Parse-clean share: only cases whose original text parses without errors
 // are checked (a file the grammar cannot parse says nothing about the
@@ -665,14 +665,16 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 }
 
 // bm25AtDefault adds the bm25 row of the default (unbudgeted) setting once
-// the library rows have run: it keeps as many lines as the first library
-// row in methodNames order kept for this case.
+// the library rows have run: it keeps as many lines as line+repair kept
+// for this case (or, without that row, the first library row that ran).
 func (ev *evaluator) bm25AtDefault(o *caseOutcome, c evalset.Case, lang syntax.Language,
 	add func(string, float64, []int, string, syntax.Language, time.Duration, []string)) {
 	if !ev.f.methods["bm25"] {
 		return
 	}
-	for _, m := range methodNames {
+	// line+repair is the library's default; the other library rows stand
+	// in when it does not run.
+	for _, m := range append([]string{"line+repair"}, methodNames...) {
 		for _, r := range o.results {
 			if r.Method != m || r.Ratio != 0 {
 				continue

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"maps"
 	"math/rand/v2"
@@ -60,6 +61,8 @@ type options struct {
 	tune                bool
 	docs                int
 	extra               string
+	calibrate           string
+	tempText            float64
 }
 
 func main() {
@@ -97,7 +100,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.resume, "resume", false, "resume from the checkpoint in -out")
 	fs.IntVar(&o.docs, "docs", 0, "add question cases mined from the training files' doc comments and inline comments, at most this many of each per file (0 = none)")
 	fs.StringVar(&o.extra, "extra", "", "comma-separated directories of more training cases (*.jsonl.gz with a split field), e.g. examples/train/tooldata")
-	fs.BoolVar(&o.tune, "tune", false, "only select the rank mix on val for the checkpoint in -out (training does it too)")
+	fs.BoolVar(&o.tune, "tune", false, "only select the rank mix and temperatures on val for the checkpoint in -out (training does it too)")
+	fs.StringVar(&o.calibrate, "calibrate", "", "only print the text temperature that the checkpoint in -out needs on the text cases of this directory (all splits), e.g. tool families it was not trained on")
+	fs.Float64Var(&o.tempText, "rank-temp-text", 0, "use this ranking temperature for text instead of fitting it on val (0 = fit); see -calibrate")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -109,6 +114,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.eval != "" {
 		return evalDir(ctx, o, stdout, stderr)
+	}
+	if o.calibrate != "" {
+		return calibrate(ctx, o, stdout, stderr)
 	}
 	if o.tune {
 		m, err := linemodel.Load(o.out)
@@ -133,7 +141,7 @@ func progress(stderr io.Writer, what string) func(done, total int) {
 func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lmtrain.Example, err error) {
 	mix := dataMix(o)
 	trainCache := filepath.Join(o.out, fmt.Sprintf("features-train-%d-%d%s.gob", o.limit, o.seed, mix))
-	valCache := filepath.Join(o.out, fmt.Sprintf("features-val-%d%s.gob", o.valLimit, mix))
+	valCache := filepath.Join(o.out, fmt.Sprintf("features-val-%d-%d%s.gob", o.valLimit, o.seed, mix))
 	train, err1 := lmtrain.LoadExamples(trainCache)
 	val, err2 := lmtrain.LoadExamples(valCache)
 	if err1 == nil && err2 == nil {
@@ -197,11 +205,19 @@ func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lm
 func dataMix(o options) string {
 	var b strings.Builder
 	if o.docs > 0 {
-		fmt.Fprintf(&b, "-docs%d", o.docs)
+		fmt.Fprintf(&b, "-docs%d-%s", o.docs, lmtrain.MinerVersion)
 	}
 	for _, dir := range strings.Split(o.extra, ",") {
 		if dir = strings.TrimSpace(dir); dir != "" {
-			b.WriteString("-" + filepath.Base(filepath.Clean(dir)))
+			// The files' names and sizes: regenerated data is new data.
+			h := fnv.New32a()
+			files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl*"))
+			for _, f := range files {
+				if st, err := os.Stat(f); err == nil {
+					fmt.Fprintf(h, "%s %d\n", filepath.Base(f), st.Size())
+				}
+			}
+			fmt.Fprintf(&b, "-%s%08x", filepath.Base(filepath.Clean(dir)), h.Sum32())
 		}
 	}
 	return b.String()
@@ -326,6 +342,113 @@ func tuneRank(m *linemodel.Model, val []lmtrain.Example, o options, w io.Writer)
 	}
 	m.Cfg.RankMix = best
 	fmt.Fprintf(w, "rank mix: selected %.2f\n", best)
+	tuneTemperature(m, val, o.tempText, w)
+}
+
+// calibrate fits the text temperature of the model in -out on every text
+// case of -calibrate. A temperature fitted on val is fitted on scenarios
+// of the generators the model was trained on, whose outputs it ranks more
+// confidently than real tool output; cases of generators held out of a
+// model's training measure the confidence it will have on output it has
+// not seen.
+func calibrate(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	m, err := linemodel.Load(o.out)
+	if err != nil {
+		return err
+	}
+	var cases []lmtrain.Case
+	for _, dir := range strings.Split(o.calibrate, ",") {
+		cs, err := lmtrain.LoadDir(strings.TrimSpace(dir))
+		if err != nil {
+			return err
+		}
+		cases = append(cases, cs...)
+	}
+	exs, err := lmtrain.BuildExamples(ctx, cases, true, o.workers, progress(stderr, "features calibrate"))
+	if err != nil {
+		return err
+	}
+	var text []lmtrain.Example
+	for _, ex := range exs {
+		if ex.Lang == "text" { // only the text temperature is fitted
+			text = append(text, ex)
+		}
+	}
+	tuneTemperature(m, text, 0, stdout)
+	return nil
+}
+
+// tuneTemperature fits the ranking temperatures for code and for text on
+// val: the smallest temperature whose default-threshold nucleus keeps at
+// least the 1 − t share of the gold lines it promises (a ranking trained
+// on sparse gold lines is over-confident, more so on tool output, so at
+// temperature 1 the default keeps fewer lines than it should).
+func tuneTemperature(m *linemodel.Model, val []lmtrain.Example, fixedText float64, w io.Writer) {
+	want := 1 - linemodel.DefaultThreshold
+	var temps []float64
+	for t := 50; t <= 300; t += 5 {
+		temps = append(temps, float64(t)/100)
+	}
+	temps = append(temps, 4, 5, 6, 8)
+	for _, text := range []bool{false, true} {
+		var exs []*lmtrain.Example
+		for i := range val {
+			if (val[i].Lang == "text") == text && val[i].Text != "" && len(val[i].Gold) > 0 {
+				exs = append(exs, &val[i])
+			}
+		}
+		if text && fixedText > 0 {
+			m.Cfg.RankTempText = fixedText
+			fmt.Fprintf(w, "temperature (text true): %.2f from -rank-temp-text\n", fixedText)
+			continue
+		}
+		if len(exs) == 0 {
+			continue
+		}
+		ranks := make([][]float32, len(exs))
+		blanks := make([][]bool, len(exs))
+		for i, ex := range exs {
+			ranks[i] = m.RankInput(ex.Input())
+			lines := evalset.Lines(ex.Text)
+			blanks[i] = make([]bool, len(ranks[i]))
+			for j := range blanks[i] {
+				blanks[i][j] = j < len(lines) && strings.TrimSpace(lines[j]) == ""
+			}
+		}
+		chosen := temps[len(temps)-1]
+		for _, temp := range temps {
+			var recall, kept float64
+			for i, ex := range exs {
+				scores, _, _, _ := linemodel.NucleusScores(ranks[i], blanks[i], temp)
+				hit, k := 0, 0
+				for _, s := range scores {
+					if s >= linemodel.DefaultThreshold {
+						k++
+					}
+				}
+				for _, g := range ex.Gold {
+					if g >= 1 && g <= len(scores) && scores[g-1] >= linemodel.DefaultThreshold {
+						hit++
+					}
+				}
+				recall += float64(hit) / float64(len(ex.Gold))
+				kept += float64(k) / float64(max(1, ex.N))
+			}
+			recall /= float64(len(exs))
+			kept /= float64(len(exs))
+			fmt.Fprintf(w, "temperature %.2f (text %v, %d val cases): default threshold keeps %.1f%% of lines, recall %.4f\n", temp, text, len(exs), 100*kept, recall)
+			if recall >= want {
+				chosen = temp
+				break
+			}
+		}
+		if text {
+			m.Cfg.RankTempText = chosen
+		} else {
+			m.Cfg.RankTemp = chosen
+		}
+		fmt.Fprintf(w, "temperature (text %v): selected %.2f\n", text, chosen)
+	}
 }
 
 func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {

@@ -41,12 +41,33 @@ type Config struct {
 	// head: rank = r + RankMix·logit(P(keep)). Selected on val after
 	// training.
 	RankMix float64 `json:"rank_mix,omitempty"`
+	// RankTemp and RankTempText are the temperatures of the ranking
+	// softmax behind ScoreText's line scores, for code and for text
+	// (tool output, prose): a line's score is 1 minus the softmax(rank /
+	// temperature) mass of the lines above it. They are fitted on val after
+	// training so that the default threshold keeps about the share of the
+	// gold lines it promises; 0 means 1.
+	RankTemp     float64 `json:"rank_temp,omitempty"`
+	RankTempText float64 `json:"rank_temp_text,omitempty"`
 	// Epochs is how many epochs the weights were trained for.
 	Epochs int `json:"epochs"`
 	// Step is the optimizer step count.
 	Step int `json:"step"`
 	// Val holds the last validation numbers (for the record).
 	Val map[string]float64 `json:"val,omitempty"`
+}
+
+// Temperature returns the ranking temperature for code or, with text, for
+// non-code texts.
+func (c Config) Temperature(text bool) float64 {
+	t := c.RankTemp
+	if text {
+		t = c.RankTempText
+	}
+	if !(t > 0) || math.IsInf(t, 0) {
+		return 1
+	}
+	return t
 }
 
 // Parameter indices into Model.P, in checkpoint order. They are exported

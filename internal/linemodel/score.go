@@ -65,30 +65,11 @@ func (m *Model) scoreText(ctx context.Context, count scoring.Counter, query, tex
 	rank := m.RankOutputs(out)
 	// Blank lines are never relevant on their own (repair and rendering
 	// decide them): they take no share.
-	order := make([]int, 0, len(lines))
-	best := math.Inf(-1)
+	blank := make([]bool, len(lines))
 	for i, l := range lines {
-		// A NaN rank (only from corrupt weights) leaves the line out.
-		if strings.TrimSpace(text[l.Start:l.End]) != "" && !math.IsNaN(float64(rank[i])) {
-			order = append(order, i)
-			best = max(best, float64(rank[i]))
-		}
+		blank[i] = strings.TrimSpace(text[l.Start:l.End]) == ""
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank[b], rank[a]) })
-	share := make([]float64, len(order))
-	total := 0.0
-	for j, i := range order {
-		share[j] = math.Exp(float64(rank[i]) - best)
-		total += share[j]
-	}
-	scores := make([]float64, len(lines))
-	above := 0.0
-	for j, i := range order {
-		// Ties and rounding keep the score in (0, 1] and non-increasing
-		// down the order.
-		scores[i] = max(1-above/total, math.SmallestNonzeroFloat64)
-		above += share[j]
-	}
+	scores, order, share, total := NucleusScores(rank, blank, m.Cfg.Temperature(!lang.IsCode()))
 	doc := 0.0
 	for _, i := range order {
 		if k := float64(out.Keep[i]); k >= 0 && k <= 1 {
@@ -104,6 +85,41 @@ func (m *Model) scoreText(ctx context.Context, count scoring.Counter, query, tex
 	ev.pooled = poolFeatures(in)
 	ev.coverage, ev.hasCoverage = queryCoverage(in, query)
 	return ts, ev, nil
+}
+
+// NucleusScores returns each line's score as ScoreText computes it: 1
+// minus the share, under softmax(rank / temp), of the lines ranked above
+// it, so that a threshold t keeps the best lines until they hold a 1−t
+// share. Lines marked skip (blank) and NaN or −Inf ranks score 0 and take
+// no share.
+// It also returns the ranked lines, their unnormalized shares and the
+// shares' total, for the relevance evidence.
+func NucleusScores(rank []float32, skip []bool, temp float64) (scores []float64, order []int, share []float64, total float64) {
+	order = make([]int, 0, len(rank))
+	best := math.Inf(-1)
+	for i, r := range rank {
+		// NaN and -Inf ranks (RankOutputs turns NaN into -Inf; only corrupt
+		// weights give either) take no share.
+		if !skip[i] && !math.IsNaN(float64(r)) && !math.IsInf(float64(r), -1) {
+			order = append(order, i)
+			best = max(best, float64(r))
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank[b], rank[a]) })
+	share = make([]float64, len(order))
+	for j, i := range order {
+		share[j] = math.Exp((float64(rank[i]) - best) / temp)
+		total += share[j]
+	}
+	scores = make([]float64, len(rank))
+	above := 0.0
+	for j, i := range order {
+		// Ties and rounding keep the score in (0, 1] and non-increasing
+		// down the order.
+		scores[i] = max(1-above/total, math.SmallestNonzeroFloat64)
+		above += share[j]
+	}
+	return scores, order, share, total
 }
 
 // gatePooled names the line model's features whose maximum and mean over

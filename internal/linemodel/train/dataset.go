@@ -283,6 +283,12 @@ func SetStandardisation(m *linemodel.Model, exs []Example) {
 		mu := sum[j] / cnt
 		v := sq[j]/cnt - mu*mu
 		m.Mean[j] = float32(mu)
-		m.Std[j] = float32(math.Sqrt(math.Max(v, 1e-6)))
+		// A column the training data never varies (is_text on code-only
+		// data) keeps std 1: dividing by a floor such as 1e-3 would turn
+		// its first unseen value into a thousand-sigma input.
+		m.Std[j] = 1
+		if v > 1e-6 {
+			m.Std[j] = float32(math.Sqrt(v))
+		}
 	}
 }

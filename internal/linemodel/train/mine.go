@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/prunekit/pruner/internal/evalset"
 	"github.com/prunekit/pruner/internal/syntax"
@@ -24,6 +25,10 @@ import (
 // comment's first sentence is the question, the function is the answer,
 // and the comment is removed from the text so that the pair cannot be
 // solved by finding the comment.
+
+// MinerVersion changes whenever MineDocQuestions mines other cases from the
+// same files, so that feature caches of mined cases are rebuilt.
+const MinerVersion = "m2"
 
 // DocOptions tune MineDocQuestions; the zero value gives the defaults.
 type DocOptions struct {
@@ -206,7 +211,7 @@ func mineFile(ctx context.Context, c Case, lang syntax.Language, opts DocOptions
 			if taken >= opts.PerFile {
 				break
 			}
-			if q, ok := docCase(c, lines, d, opts, rng); ok {
+			if q, ok := docCase(c, lines, commentRow, d, opts, rng); ok {
 				out = append(out, q)
 				taken++
 			}
@@ -250,7 +255,7 @@ func inlineComments(defs []docDef, lines []string, commentRow []bool) []docDef {
 			if s == "" {
 				continue
 			}
-			out = append(out, docDef{name: fmt.Sprintf("%s@%d", d.name, r+1), doc: doc, start: e + 1, end: g - 1, sentence: s, inline: true})
+			out = append(out, docDef{name: d.name + "/inline", doc: doc, start: e + 1, end: g - 1, sentence: s, inline: true})
 		}
 	}
 	return out
@@ -273,7 +278,10 @@ func indentOf(l string) int {
 
 // docCase builds the case of d: the text without d's doc rows, the gold
 // lines renumbered.
-func docCase(c Case, lines []string, d docDef, opts DocOptions, rng *rand.Rand) (Case, bool) {
+func docCase(c Case, lines []string, commentRow []bool, d docDef, opts DocOptions, rng *rand.Rand) (Case, bool) {
+	if d.doc[0] == 0 && c.WindowStart > 1 {
+		return Case{}, false // the window may cut the comment's first lines
+	}
 	drop := make([]bool, len(lines))
 	for _, r := range d.doc {
 		drop[r] = true
@@ -293,7 +301,7 @@ func docCase(c Case, lines []string, d docDef, opts DocOptions, rng *rand.Rand) 
 	}
 	var gold []int
 	for r := d.start; r <= d.end; r++ {
-		if drop[r] || !answerLine(lines[r]) {
+		if drop[r] || commentRow[r] || !answerLine(lines[r]) {
 			continue
 		}
 		gold = append(gold, newRow[r]+1)
@@ -312,18 +320,19 @@ func docCase(c Case, lines []string, d docDef, opts DocOptions, rng *rand.Rand) 
 		kind = "inline"
 	}
 	q := Case{Case: evalset.Case{
-		ID: "doc:" + c.Repo + ":" + c.Path + "#" + d.name, Repo: c.Repo, Commit: c.Commit, Lang: c.Lang, Path: c.Path,
+		ID: fmt.Sprintf("doc:%s:%s#%s@%d", c.Repo, c.Path, d.name, d.start+1), Repo: c.Repo, Commit: c.Commit, Lang: c.Lang, Path: c.Path,
 		Query: strings.Replace(form, "%s", s, 1), Text: b.String(), GoldLines: gold, WindowStart: c.WindowStart,
-		FileLines: c.FileLines, Kind: kind, Source: "doc-comment",
+		FileLines: c.FileLines - len(d.doc), Kind: kind, Source: "doc-comment",
 	}}
 	return q, true
 }
 
-// answerLine is a line that can answer: not blank, not a comment, not a
-// lone bracket.
+// answerLine is a line that can answer: not blank, not a lone bracket
+// (comment lines are known from the parse, not from their text: "*p = v"
+// and "#if" are code).
 func answerLine(l string) bool {
 	t := strings.TrimSpace(l)
-	if t == "" || isCommentLine(l) {
+	if t == "" {
 		return false
 	}
 	return strings.IndexFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
@@ -473,9 +482,10 @@ func lowerFirst(s string) string {
 		return s
 	}
 	// Keep identifiers and acronyms ("HTTP", "URLPath") as they are.
-	w := f[0]
-	if len(w) > 1 && unicode.IsUpper(rune(w[0])) && !unicode.IsUpper(rune(w[1])) && strings.IndexFunc(w[1:], unicode.IsUpper) < 0 {
-		return strings.ToLower(w[:1]) + s[1:]
+	w := []rune(f[0])
+	if len(w) > 1 && unicode.IsUpper(w[0]) && !slices.ContainsFunc(w[1:], unicode.IsUpper) {
+		r, size := utf8.DecodeRuneInString(s)
+		return string(unicode.ToLower(r)) + s[size:]
 	}
 	return s
 }

@@ -117,3 +117,32 @@ func TestFirstSentence(t *testing.T) {
 		assert.Equal(t, tc.want, firstSentence(tc.doc, tc.name), "%q", tc.doc)
 	}
 }
+
+func TestMineDocQuestionsPointersAndIDs(t *testing.T) {
+	src := `package p
+
+// Reset clears the counter and stores zero in the pointer.
+func (a *A) Reset(p *int) {
+	a.n = 0
+	*p = 0
+}
+
+// Reset clears the buffer and stores zero in the pointer.
+func (b *B) Reset(p *int) {
+	b.buf = nil
+	*p = 0
+}
+
+func z() {}
+`
+	qs := MineDocQuestions(context.Background(), []Case{{Case: evalset.Case{ID: "x", Repo: "o/r", Lang: "go", Path: "p.go", Text: src}}}, DocOptions{Seed: 1})
+	require.Len(t, qs, 2)
+	assert.NotEqual(t, qs[0].ID, qs[1].ID, "same-named methods get distinct ids")
+	for _, q := range qs {
+		last := q.Lines()[q.GoldLines[len(q.GoldLines)-1]-1]
+		assert.Equal(t, "\t*p = 0", last, "a dereference is code, not a comment")
+	}
+	assert.Equal(t, "clears the buffer", lowerFirst("Clears the buffer"))
+	assert.Equal(t, "élan vital", lowerFirst("Élan vital"), "runes, not bytes")
+	assert.Equal(t, "HTTP headers", lowerFirst("HTTP headers"))
+}
