@@ -103,10 +103,12 @@ func (o *output) add(query string, gold []int) bool {
 	return true
 }
 
-// cases turns the output's questions into training cases.
-func (o *output) cases(family string, seed uint64) []outCase {
+// cases turns the output's questions into training cases. The split is
+// drawn from the scenario id, so all outputs of one scenario (the log and
+// the blame of one replayed history, the listings of one tree) share it.
+func (o *output) cases(family string, seed uint64, scenario string) []outCase {
 	split := "train"
-	if hash64(fmt.Sprint(seed, family, o.name))%100 < 5 {
+	if hash64(fmt.Sprint(seed, family, scenario))%100 < 5 {
 		split = "val"
 	}
 	var out []outCase

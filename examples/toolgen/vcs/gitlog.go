@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	lmtrain "github.com/prunekit/pruner/internal/linemodel/train"
 )
 
 // gcommit is one commit of a replayed history.
@@ -47,7 +49,7 @@ func genGit(rng *rand.Rand, repo *repoData, id, dir string) ([]*output, error) {
 	var cands []string
 	for _, p := range repo.paths {
 		recs := repo.byPath[p]
-		if len(recs) >= 3 && strings.Count(recs[len(recs)-1].Text, "\n") < 2500 {
+		if len(recs) >= 3 && wholeFiles(recs) && strings.Count(recs[len(recs)-1].Text, "\n") < 2500 {
 			cands = append(cands, p)
 		}
 	}
@@ -286,6 +288,18 @@ func genGit(rng *rand.Rand, repo *repoData, id, dir string) ([]*output, error) {
 		outs = append(outs, o)
 	}
 	return outs, nil
+}
+
+// wholeFiles reports whether every record is a whole file rather than a
+// window of a longer one; replaying successive windows as file versions
+// would make huge fake diffs.
+func wholeFiles(recs []lmtrain.Case) bool {
+	for _, c := range recs {
+		if c.WindowStart != 1 || c.FileLines != len(splitLines(c.Text)) {
+			return false
+		}
+	}
+	return true
 }
 
 func renamed(rng *rand.Rand, p string) string {
@@ -590,17 +604,17 @@ func (g *gitScen) qWho(o *output, f logFormat, locs []*located) bool {
 		if f.authors {
 			gold = lc.ident(f)
 			q = pick(g.rng, []string{
-				"Who made the change that %s, and when?",
-				"Which commit %s? I need its hash and author.",
-				"Find the commit where someone %s — who was it and what's the date?",
-				"Who is responsible for the commit that %s?",
+				"Track down the person and date behind the change that %s.",
+				"Somebody %s at some point; give me that commit's hash plus its author.",
+				"I need the author and timestamp of the commit that %s.",
+				"Whose commit %s, and on what day did it land?",
 			})
 			q = fmt.Sprintf(q, d)
 			if g.rng.IntN(3) == 0 {
-				q = fmt.Sprintf("Who authored the commit \"%s\" and when was it made?", lc.c.subject)
+				q = fmt.Sprintf(pick(g.rng, []string{"Author and date of the commit titled \"%s\"?", "Give me who wrote \"%s\" and the day it went in."}), lc.c.subject)
 			}
 		} else {
-			q = fmt.Sprintf(pick(g.rng, []string{"Which commit %s?", "What's the hash of the commit that %s?", "I'm looking for the commit that %s — which one is it?"}), d)
+			q = fmt.Sprintf(pick(g.rng, []string{"Point me to the commit that %s.", "Hash of the change that %s, please.", "Somewhere in here a commit %s; which entry is that?"}), d)
 		}
 		return o.add(q, gold)
 	}
@@ -608,6 +622,11 @@ func (g *gitScen) qWho(o *output, f logFormat, locs []*located) bool {
 }
 
 func (g *gitScen) qCode(o *output, f logFormat, locs []*located) bool {
+	// Only a patch shows the identifiers a commit touched; elsewhere the
+	// question would name something absent from the output.
+	if !f.patch {
+		return false
+	}
 	count := map[string]int{}
 	for _, lc := range locs {
 		for t := range lc.c.idents {
@@ -621,7 +640,7 @@ func (g *gitScen) qCode(o *output, f logFormat, locs []*located) bool {
 		}
 		var ids []string
 		for t := range lc.c.idents {
-			if count[t] == 1 && (f.patch || !strings.Contains(o.text, t)) && !strings.Contains(lc.c.msg, t) {
+			if count[t] == 1 && !strings.Contains(lc.c.msg, t) {
 				ids = append(ids, t)
 			}
 		}
@@ -645,16 +664,10 @@ func (g *gitScen) qCode(o *output, f logFormat, locs []*located) bool {
 			gold = append(gold, hits...)
 		}
 		base := filepath.Base(lc.c.paths[0])
-		q := pick(g.rng, []string{
-			"Which commit changed the code around `%s`, and who made it?",
-			"Someone touched %s recently — which commit was it and when?",
-			"In which commit did the lines involving %s change?",
-			"Who changed %s in " + base + ", and in which commit?",
-		})
-		if f.patch {
-			q = pick(g.rng, []string{"Which commit changed how %s is used, and what exactly did it change?",
-				"Show me the commit and the diff lines that touch `%s`.", "When was %s modified, by whom, and which lines changed?"})
-		}
+		q := pick(g.rng, []string{"Find the patch hunk lines mentioning `%s` and the commit they belong to.",
+			"Where in this diff does %s get edited, and in which commit?",
+			"Pull out the added or removed lines with %s, plus the commit header.",
+			"%s was edited in " + base + "; show the diff lines and who committed them."})
 		return o.add(fmt.Sprintf(q, t), gold)
 	}
 	return false
@@ -708,12 +721,12 @@ func (g *gitScen) qFileBig(o *output, f logFormat, locs []*located) bool {
 				name = filepath.Base(p)
 			}
 			q := fmt.Sprintf(pick(g.rng, []string{
-				"Which commits made the biggest changes to %s (more than %d lines changed)?",
-				"Which commits changed more than %[2]d lines of %[1]s?",
-				"List the commits with large edits to %s — over %d lines.",
+				"Heavy edits to %s: find commits whose churn there exceeds %d lines.",
+				"Pick out commits where %[1]s saw upwards of %[2]d lines modified.",
+				"Show commits touching %s with a line count above %d in the stat.",
 			}), name, thr)
 			if k == 1 {
-				q = fmt.Sprintf(pick(g.rng, []string{"Which commit changed %s the most?", "What was the largest single change to %s, and which commit made it?"}), name)
+				q = fmt.Sprintf(pick(g.rng, []string{"Find the commit with the most churn in %s.", "Per the stat, which single commit rewrote the largest chunk of %s?"}), name)
 			}
 			return o.add(q, gold)
 		}
@@ -739,8 +752,8 @@ func (g *gitScen) qFirst(o *output, f logFormat, locs []*located) bool {
 			continue // nothing in the output names the file
 		}
 		name := filepath.Base(p)
-		q := pick(g.rng, []string{"When was %s first added, and by whom?", "Which commit introduced %s?",
-			"Who created %s originally, and in which commit?", "When did %s first appear in the history?"})
+		q := pick(g.rng, []string{"Origin of %s: who checked it in first, and on what date?", "Locate the commit that brought %s into the repo.",
+			"%s showed up at some point; which commit created it?", "Earliest commit containing %s, with its author?"})
 		return o.add(fmt.Sprintf(q, name), gold)
 	}
 	return false
@@ -773,8 +786,8 @@ func (g *gitScen) qAuthor(o *output, f logFormat, locs []*located) bool {
 		}
 	}
 	first := strings.Fields(n)[0]
-	q := fmt.Sprintf(pick(g.rng, []string{"Which commits did %s make, and what were they about?", "List %s's commits.",
-		"What has %s changed here? Give me the commits.", "Show every commit authored by %s."}), pick(g.rng, []string{n, first}))
+	q := fmt.Sprintf(pick(g.rng, []string{"Pull out everything %s committed, with subjects.", "Commits by %s only, please.",
+		"Filter this log down to %s's work.", "What did %s contribute? Show those entries."}), pick(g.rng, []string{n, first}))
 	return o.add(q, gold)
 }
 
@@ -805,8 +818,8 @@ func (g *gitScen) qKeyword(o *output, f logFormat, locs []*located) bool {
 	for _, lc := range by[w] {
 		gold = append(gold, lc.head, lc.subj)
 	}
-	q := fmt.Sprintf(pick(g.rng, []string{"Which commits changed how %s works?", "Which commits were about %s?",
-		"Show me every commit whose message mentions %s.", "What changes touched the %s handling?"}), w)
+	q := fmt.Sprintf(pick(g.rng, []string{"Find commits whose subject talks about %s.", "Which log entries relate to %s?",
+		"Grab the commits mentioning %s in their message.", "Any history around %s? List those commits."}), w)
 	return o.add(q, gold)
 }
 
@@ -823,10 +836,10 @@ func (g *gitScen) qRename(o *output, f logFormat, locs []*located) bool {
 			}
 			gold = append(gold, li)
 		}
-		q := fmt.Sprintf(pick(g.rng, []string{"When was %s moved, and where did it go?", "Which commit renamed %s, and what is it called now?",
-			"What happened to %s — was it renamed? By whom?"}), filepath.Base(lc.c.from))
+		q := fmt.Sprintf(pick(g.rng, []string{"%s got relocated at some point; find that commit and the new path.", "Track the rename of %s: which commit, and its new name?",
+			"Is %s still around under another name? Show the move."}), filepath.Base(lc.c.from))
 		if f.follow() && g.rng.IntN(2) == 0 {
-			q = "What was this file called before, and which commit renamed it?"
+			q = pick(g.rng, []string{"Find the commit where this file changed its name, and the old name.", "This path used to be something else; locate the renaming commit."})
 		}
 		return o.add(q, gold)
 	}
@@ -852,8 +865,8 @@ func (g *gitScen) qBiggest(o *output, f logFormat, locs []*located) bool {
 			}
 		}
 	}
-	q := pick(g.rng, []string{"Which commit in this history is the largest change overall?", "What was the biggest commit here, by lines changed?",
-		"Which single commit changed the most lines, and what did it do?"})
+	q := pick(g.rng, []string{"Find the commit with the highest total churn in this log.", "Judging by the stats, which commit is the heaviest?",
+		"Largest diff in this history: which commit, and what was it for?"})
 	return o.add(q, gold)
 }
 
@@ -884,7 +897,7 @@ func (g *gitScen) qMonth(o *output, f logFormat, locs []*located) bool {
 			gold = append(gold, lc.date)
 		}
 	}
-	q := fmt.Sprintf(pick(g.rng, []string{"What was committed in %s?", "Which commits landed during %s?", "List the changes made in %s."}), k)
+	q := fmt.Sprintf(pick(g.rng, []string{"Show commits dated %s.", "What went in over the course of %s?", "Filter the log to %s only."}), k)
 	return o.add(q, gold)
 }
 
@@ -1008,9 +1021,9 @@ func (g *gitScen) blameQuestions(o *output, owner []*gcommit, content []string, 
 					continue
 				}
 				t := ids[rng.IntN(len(ids))]
-				q := fmt.Sprintf(pick(rng, []string{"Who last changed the code that uses %s, and in which commit?",
-					"Who wrote the lines around %s, and when?", "Which commit last touched the %s logic in " + filepath.Base(path) + "?",
-					"Who is to blame for the current %s code?"}), t)
+				q := fmt.Sprintf(pick(rng, []string{"Blame check: who is behind the line with %s, and its commit?",
+					"Find where %s appears here and who put it there.", "Attribution for the %s bit of " + filepath.Base(path) + ", please.",
+					"%s looks suspicious; which commit and author own that line?"}), t)
 				return o.add(q, block(i))
 			}
 			return false
@@ -1025,10 +1038,10 @@ func (g *gitScen) blameQuestions(o *output, owner []*gcommit, content []string, 
 				if d == "" {
 					continue
 				}
-				q := fmt.Sprintf(pick(rng, []string{"Which lines here come from the change that %s?", "What is left in this file of the commit that %s?",
-					"Which of these lines were last modified by the commit that %s?"}), d)
+				q := fmt.Sprintf(pick(rng, []string{"Highlight the lines still owned by the change that %s.", "Trace the surviving code from the commit that %s.",
+					"Per blame, what came out of the work that %s?"}), d)
 				if rng.IntN(3) == 0 {
-					q = fmt.Sprintf("Which lines were last changed by the commit \"%s\"?", c.subject)
+					q = fmt.Sprintf(pick(rng, []string{"Blame lines owned by \"%s\"?", "Show what the commit \"%s\" still owns here."}), c.subject)
 				}
 				return o.add(q, linesOf[c])
 			}
@@ -1052,8 +1065,8 @@ func (g *gitScen) blameQuestions(o *output, owner []*gcommit, content []string, 
 			}
 			sort.Strings(names)
 			a := names[rng.IntN(len(names))]
-			q := fmt.Sprintf(pick(rng, []string{"Which of these lines did %s last touch?", "What code here was last edited by %s?",
-				"Show me the lines attributed to %s."}), pick(rng, []string{a, strings.Fields(a)[0]}))
+			q := fmt.Sprintf(pick(rng, []string{"Filter the blame to %s's lines.", "Where does %s show up as the owner in this blame?",
+				"Lines credited to %s, please."}), pick(rng, []string{a, strings.Fields(a)[0]}))
 			return o.add(q, by[a])
 		},
 		func() bool { // most recent change
@@ -1064,8 +1077,8 @@ func (g *gitScen) blameQuestions(o *output, owner []*gcommit, content []string, 
 			if len(linesOf[c]) < 1 || len(linesOf[c]) > 18 || c.kind == "import" || c.kind == "add" {
 				return false
 			}
-			q := pick(rng, []string{"What are the most recent changes in this part of the file, and who made them?",
-				"Which lines were changed last, and when?", "What did the newest commit touching this code change here?"})
+			q := pick(rng, []string{"Show the freshest lines in this blame and their author.",
+				"Find the lines from the latest commit in this region.", "Newest edits here: which lines, by whom?"})
 			return o.add(q, linesOf[c])
 		},
 		func() bool { // string literal
@@ -1085,8 +1098,8 @@ func (g *gitScen) blameQuestions(o *output, owner []*gcommit, content []string, 
 				if cnt[m] != 1 || len(strings.Fields(m)) < 3 {
 					continue
 				}
-				q := fmt.Sprintf(pick(rng, []string{"Who wrote the line with the message %s, and when?", "Which commit added the text %s?",
-					"Who last changed the line that produces %s?"}), m)
+				q := fmt.Sprintf(pick(rng, []string{"The string %s: whose commit put it there, and on what date?", "Find the blame line for the literal %s.",
+					"Owner of the line emitting %s?"}), m)
 				return o.add(q, []int{i})
 			}
 			return false

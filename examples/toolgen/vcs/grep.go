@@ -291,10 +291,10 @@ func grepQuestions(rng *rand.Rand, o *output, gl []*gline, lang, pattern, lit st
 			if len(defs) == 0 || len(defs) > 3 || len(matches) < len(defs)+4 {
 				return false
 			}
-			q := fmt.Sprintf(pick(rng, []string{"Where is %s defined?", "Which file declares %s, and on what line?", "Where's the definition of `%s`?"}), pattern)
+			q := fmt.Sprintf(pick(rng, []string{"Find the declaration of %s among these matches.", "Jump to where %s gets declared: file and line?", "`%s` — locate its definition site."}), pattern)
 			if rng.IntN(2) == 0 {
-				q = pick(rng, []string{"Which of these hits is the actual definition rather than a use?", "Where is it defined, as opposed to used?",
-					"Which match is the declaration?"})
+				q = pick(rng, []string{"Skip the usages; show only the line that declares it.", "Among the results, find the declaring line.",
+					"Just the definition from this search, please."})
 			}
 			return o.add(q, defs)
 		},
@@ -333,7 +333,7 @@ func grepQuestions(rng *rand.Rand, o *output, gl []*gline, lang, pattern, lit st
 			}
 			sort.Strings(ts)
 			t := ts[rng.IntN(len(ts))]
-			q := fmt.Sprintf(pick(rng, []string{"Which calls to %s pass %s?", "Which call sites give %s a %s argument?", "Where is %s called with %s?"}), pattern, t)
+			q := fmt.Sprintf(pick(rng, []string{"Invocations of %s that hand it %s?", "Filter the %s call sites to those passing %s.", "Find %s being invoked with %s as an argument."}), pattern, t)
 			return o.add(q, argTok[t])
 		},
 		func() bool { // hits in tests
@@ -341,9 +341,9 @@ func grepQuestions(rng *rand.Rand, o *output, gl []*gline, lang, pattern, lit st
 			if len(ts) == 0 || len(ts) > 12 || len(matches)-len(ts) < 3 {
 				return false
 			}
-			q := pick(rng, []string{"Which of these hits are in tests?", "Where do the tests use it?", "Is this covered by any test? Which test lines mention it?"})
+			q := pick(rng, []string{"Filter these results to test code.", "Show only the hits coming from test sources.", "Do any tests exercise it? Point at those matches."})
 			if rng.IntN(2) == 0 {
-				q = fmt.Sprintf("Which test files reference %s, and where?", pattern)
+				q = fmt.Sprintf(pick(rng, []string{"Test-side references to %s, with locations?", "Restrict to tests: where do they mention %s?"}), pattern)
 			}
 			return o.add(q, ts)
 		},
@@ -352,7 +352,7 @@ func grepQuestions(rng *rand.Rand, o *output, gl []*gline, lang, pattern, lit st
 			if len(is) == 0 || len(is) > 12 || len(matches)-len(is) < 3 {
 				return false
 			}
-			q := fmt.Sprintf(pick(rng, []string{"Which files import %s?", "Where is %s imported or pulled in?", "Which modules depend on %s via an import?"}), pattern)
+			q := fmt.Sprintf(pick(rng, []string{"Show the import lines bringing in %s.", "Find modules pulling %s in through an import statement.", "Import sites for %s?"}), pattern)
 			return o.add(q, is)
 		},
 		func() bool { // assignments
@@ -364,9 +364,9 @@ func grepQuestions(rng *rand.Rand, o *output, gl []*gline, lang, pattern, lit st
 			if len(is) == 0 || len(is) > 8 || len(matches)-len(is) < 4 {
 				return false
 			}
-			q := fmt.Sprintf(pick(rng, []string{"Where is %s assigned?", "Which lines set %s?", "Where does the code write to %s?"}), pattern)
+			q := fmt.Sprintf(pick(rng, []string{"Find assignments to %s in these results.", "Show lines that store a value into %s.", "Locate writes to %s, not reads."}), pattern)
 			if rng.IntN(3) == 0 {
-				q = "Where does it get assigned a new value?"
+				q = pick(rng, []string{"Show only the lines that overwrite it.", "Which matches are stores into it?"})
 			}
 			return o.add(q, is)
 		},
@@ -378,9 +378,9 @@ func grepQuestions(rng *rand.Rand, o *output, gl []*gline, lang, pattern, lit st
 			if len(is) == 0 || len(matches) < len(is)+4 {
 				return false
 			}
-			q := fmt.Sprintf(pick(rng, []string{"Where is the error \"%s\" raised?", "Which code produces the message '%s'?", "I got \"%s\" — where does that come from?"}), lit)
+			q := fmt.Sprintf(pick(rng, []string{"Source of the error text \"%s\"?", "A user reported '%s'; find the line emitting it.", "Track down the origin of the message \"%s\"."}), lit)
 			if rng.IntN(3) == 0 {
-				q = fmt.Sprintf("Where does the code complain that %s?", strings.ToLower(strings.TrimRight(lit, ".:!% ")))
+				q = fmt.Sprintf("Locate the check that reports %s.", strings.ToLower(strings.TrimRight(lit, ".:!% ")))
 			}
 			return o.add(q, is)
 		},
@@ -403,7 +403,7 @@ func grepQuestions(rng *rand.Rand, o *output, gl []*gline, lang, pattern, lit st
 			}
 			sort.Strings(ps)
 			p := ps[rng.IntN(len(ps))]
-			q := fmt.Sprintf(pick(rng, []string{"Where does %s use it?", "Which lines of %s match?", "How is it used in %s?"}), pick(rng, []string{p, filepath.Base(p)}))
+			q := fmt.Sprintf(pick(rng, []string{"Narrow the hits to %s.", "Show just the matches inside %s.", "Usages within %s only, please."}), pick(rng, []string{p, filepath.Base(p)}))
 			return o.add(q, by[p])
 		},
 	}

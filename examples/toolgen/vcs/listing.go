@@ -408,10 +408,11 @@ func listingQuestions(rng *rand.Rand, o *output, ents []lentry, files map[string
 			if d == "." {
 				dn = "the top level"
 			}
-			q := fmt.Sprintf(pick(rng, []string{"Which files directly in %[1]s (not its subdirectories) are the largest?",
-				"What are the %[2]d biggest source files in %[1]s?", "Which files in %[1]s take the most space? I want to split the largest ones."}), dn, len(top))
+			q := fmt.Sprintf(pick(rng, []string{"Ignoring nested folders, what are the heaviest files sitting in %[1]s itself?",
+				"Name the top %[2]d files by size inside %[1]s.", "%[1]s feels bloated; point me at its %[2]d fattest files so I can break them up.",
+				"Rank the files of %[1]s by byte count and give me the first %[2]d."}), dn, len(top))
 			if len(top) == 1 {
-				q = fmt.Sprintf(pick(rng, []string{"What is the largest file in %s?", "Which file in %s is the biggest?"}), dn)
+				q = fmt.Sprintf(pick(rng, []string{"Single heaviest file in %s?", "Out of everything in %s, what file has the most bytes?", "Show me the one file that dominates %s in size."}), dn)
 			}
 			return o.add(q, withHead(top))
 		},
@@ -420,8 +421,8 @@ func listingQuestions(rng *rand.Rand, o *output, ents []lentry, files map[string
 			if top == nil {
 				return false
 			}
-			q := fmt.Sprintf(pick(rng, []string{"Which %d test files are the largest?", "What are the biggest test files (top %d)?",
-				"Which tests are the heaviest on disk? Give me the top %d."}), len(top))
+			q := fmt.Sprintf(pick(rng, []string{"Top %d test files ranked by size?", "Our test suite is getting heavy — list the %d bulkiest test sources.",
+				"Show the %d test files with the highest byte counts.", "Among the tests, find the %d that occupy the most bytes."}), len(top))
 			return o.add(q, withHead(top))
 		},
 		func() bool { // above a threshold, bytes only
@@ -450,7 +451,7 @@ func listingQuestions(rng *rand.Rand, o *output, ents []lentry, files map[string
 					if testsOnly {
 						what = "test files"
 					}
-					q := fmt.Sprintf(pick(rng, []string{"Which %s are larger than %d KB?", "Which %s are bigger than %d KB?", "List the %s over %d KB."}), what, thr)
+					q := fmt.Sprintf(pick(rng, []string{"Any %s exceeding %d KB?", "Find every one of the %s whose size passes %d KB.", "Show %s with sizes above the %d KB mark.", "I only care about %s heavier than %d KB; list them."}), what, thr)
 					return o.add(q, withHead(es[:k]))
 				}
 			}
@@ -483,9 +484,10 @@ func listingQuestions(rng *rand.Rand, o *output, ents []lentry, files map[string
 			if top == nil {
 				return false
 			}
-			q := pick(rng, []string{"Which subdirectories take the most space, and what's the total?",
-				"Where is the disk space going — which directories are biggest, and how big is the whole tree?",
-				"What are the largest top-level directories here and the overall size?"})
+			q := pick(rng, []string{"Break down usage: the heaviest immediate subfolders plus the grand total, please.",
+				"I'm tight on disk. Which child folders eat the most, and what does everything add up to?",
+				"Give me the top folders by usage and the total for the whole checkout.",
+				"Summarise consumption: name the bulkiest folders one level down and the overall sum."})
 			return o.add(q, append(withHead(top), root.line))
 		},
 		func() bool { // tiny files
@@ -493,8 +495,8 @@ func listingQuestions(rng *rand.Rand, o *output, ents []lentry, files map[string
 			if len(es) < 1 || len(es) > 15 {
 				return false
 			}
-			q := pick(rng, []string{"Which files are tiny — probably just re-exports or empty package markers?",
-				"Which files here are under 200 bytes?", "Are there any near-empty files? Which ones?"})
+			q := pick(rng, []string{"Spot the stub files — a few bytes each, likely just markers or re-export shims.",
+				"List anything below 200 bytes.", "Some files look almost empty; which are they?", "Find the practically blank files in this listing."})
 			return o.add(q, withHead(es))
 		},
 		func() bool { // caches / artefacts
@@ -518,11 +520,11 @@ func listingQuestions(rng *rand.Rand, o *output, ents []lentry, files map[string
 				}
 				sort.Strings(ds)
 				d := ds[rng.IntN(len(ds))]
-				q := fmt.Sprintf(pick(rng, []string{"Which compiled or generated files are in %s?", "What build artefacts or caches sit in %s?"}), d)
+				q := fmt.Sprintf(pick(rng, []string{"Inside %s, what is machine-generated rather than hand-written?", "Point out the compiled leftovers and cache files under %s.", "%s has junk from builds; which entries are they?"}), d)
 				return o.add(q, withHead(by[d]))
 			}
-			q := pick(rng, []string{"Which .pyc caches or other generated files are there?", "Which of these files are build outputs or caches rather than source?",
-				"What compiled artefacts ended up in the tree?"})
+			q := pick(rng, []string{"Flag bytecode, object files and other generated clutter in this listing.", "What here should be gitignored because a build produced it?",
+				"Separate out the non-source junk: caches, binaries, bundles.", "Identify leftovers from compiling or packaging."})
 			return o.add(q, withHead(es))
 		},
 		func() bool { // test files about a topic, with sizes
@@ -548,7 +550,7 @@ func listingQuestions(rng *rand.Rand, o *output, ents []lentry, files map[string
 			}
 			sort.Strings(ws)
 			w := ws[rng.IntN(len(ws))]
-			q := fmt.Sprintf(pick(rng, []string{"Which test files cover %s, and how big are they?", "Where are the tests for %s and what size are they?"}), w)
+			q := fmt.Sprintf(pick(rng, []string{"Show the %s tests along with their sizes.", "How large are the test sources dealing with %s?", "Find the spec or test files named after %s and report their size."}), w)
 			return o.add(q, withHead(by[w]))
 		},
 	}

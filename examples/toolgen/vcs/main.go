@@ -5,7 +5,8 @@
 //
 // Families (one gzipped JSONL file each, under -out):
 //
-//   - git-log-blame: for one training repository, a few paths are replayed
+//   - git-log-blame: for one training repository, a few paths whose records
+//     are whole files (not windows of a longer file) are replayed
 //     as a real git history in a temp dir: each path's first pre-image is
 //     added, then each later pre-image is committed with the message of the
 //     record before it (record i's message describes the change from its
@@ -17,7 +18,8 @@
 //     lines are located from what was committed: the header, author, date and
 //     subject lines of the commits a question selects (by author, by a word
 //     of the subject, by lines changed in a file from --numstat, by the
-//     identifiers their `git show -U0` diff touches, the first add, the
+//     identifiers their `git show -U0` diff touches (only for `git log -p`,
+//     whose output shows them), the first add, the
 //     rename), the file's --stat / --name-status line, and for blame the
 //     lines whose hash is the selected commit.
 //   - file-listing: a directory tree with the paths of one training
@@ -43,7 +45,8 @@
 // dropped whenever its gold set cannot be located or is empty, blank or
 // larger than 25 lines. The scratch directory's absolute path is replaced by
 // /home/dev/project; the outputs are otherwise unchanged. About 5% of the
-// outputs (by a hash of seed and scenario id) are split "val".
+// scenarios (by a hash of seed and scenario id; every output of a scenario
+// goes the same way) are split "val".
 //
 // Run from the repository root (two workers take a few minutes):
 //
@@ -190,7 +193,7 @@ func generate(fam family, repos []*repoData, n int, seed uint64, workers int, tm
 					if len(o.qs) > 5 {
 						o.qs = o.qs[:5]
 					}
-					cs = append(cs, o.cases(fam.name, seed)...)
+					cs = append(cs, o.cases(fam.name, seed, id)...)
 				}
 				results[j.idx] = cs
 			}
