@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ type goFault struct {
 	lo, hi    int    // 1-based line range of the snippet in the file
 	errAt     map[int]bool
 	found     []int // output lines (1-based) that report it
+	echo      []int // vet's re-reports of a build error (buildvet mode)
 }
 
 type gctx struct {
@@ -542,12 +544,12 @@ var catQuestions = map[string][]string{
 	"no-method":      {"Which method calls fail because the type has no such method?", "Where is a method called that the struct doesn't define?"},
 	"unknown-field":  {"Which struct literals set a field that doesn't exist?", "Where does the build reject a composite literal because of an unknown field?"},
 	"not-impl":       {"Which type fails to satisfy an interface, and which method is missing?", "The compile-time interface assertion fails somewhere — which type and which method is missing?"},
-	"copylocks":      {"Where does vet say a mutex is being copied by value?", "Which code copies a lock according to vet?"},
+	"copylocks":      {"At which spot is a sync.Mutex passed or assigned by value, per the analyzer?", "Point me to the lock that gets duplicated instead of shared."},
 	"printf":         {"Which format strings does vet flag, and what is wrong with each?", "Where do printf-style calls have verbs that don't match their arguments?"},
 	"unreachable":    {"Does vet find any unreachable code? Where?", "Which statements can never run according to vet?"},
 	"structtag":      {"Which struct tags are malformed according to vet?", "What does vet say about the JSON field tags, and on which lines?"},
 	"lostcancel":     {"Where does vet warn about a context that may leak because its cancel function isn't called?", "Which functions drop or forget a context's cancel function?"},
-	"timeformat":     {"Vet complains about a date layout somewhere — which line, and what should the layout be?", "Is there a wrong month/day order in a time format string? Where?"},
+	"timeformat":     {"Some time layout string uses a bogus reference date — where, and what is the fix the analyzer suggests?", "Show me the date-layout warning and its line."},
 	"selfassign":     {"Where does vet report a variable assigned to itself?", "Which line contains a self-assignment?"},
 	"bools":          {"Which boolean expressions are redundant according to vet?", "Where does vet find a condition that repeats the same comparison?"},
 	"unmarshal":      {"Where is JSON decoded into a non-pointer?", "Which call to the JSON decoder passes a value instead of a pointer?"},
@@ -613,10 +615,32 @@ func assembleGo(gf *goFile) string {
 }
 
 func goBin() string {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
+	}
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
 	return "/usr/local/go/bin/go"
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// goLangVersion is the running toolchain's language version ("1.N") for the
+// scratch go.mod, so that an older local go never refuses the module.
+func goLangVersion() string {
+	v := strings.TrimPrefix(runtime.Version(), "go")
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) >= 2 {
+		minor := parts[1]
+		if i := strings.IndexFunc(minor, func(c rune) bool { return c < '0' || c > '9' }); i >= 0 {
+			minor = minor[:i]
+		}
+		if parts[0] != "" && minor != "" {
+			return parts[0] + "." + minor
+		}
+	}
+	return "1.22"
 }
 
 func runCmd(dir string, env []string, name string, args ...string) string {
@@ -708,7 +732,7 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 			}
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+mod+"\n\ngo 1.26\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+mod+"\n\ngo "+goLangVersion()+"\n"), 0o644); err != nil {
 		return nil, err
 	}
 	var faults []*goFault
@@ -757,7 +781,7 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		}
 		return nil
 	}
-	var cur *goFault
+	var cur *[]int
 	for i, l := range ls {
 		section := "vet"
 		if i < buildEnd {
@@ -772,7 +796,11 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 			cur = nil
 			if f.phase == section {
 				f.found = append(f.found, i+1)
-				cur = f
+				cur = &f.found
+			} else if section == "vet" && f.phase == "build" {
+				// vet re-reports the build error ("vet: file:line: ...")
+				f.echo = append(f.echo, i+1)
+				cur = &f.echo
 			}
 			continue
 		}
@@ -792,7 +820,7 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 			continue
 		}
 		if cur != nil && strings.HasPrefix(l, "\t") {
-			cur.found = append(cur.found, i+1)
+			*cur = append(*cur, i+1)
 			continue
 		}
 		cur = nil
@@ -816,20 +844,32 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		}
 		return g
 	}
+	// groupAll also includes vet's echoes of build errors: gold for questions
+	// about every message of a package, file or the whole output.
+	groupAll := func(sel func(f *goFault) bool) []int {
+		var g []int
+		for _, f := range faults {
+			if sel(f) {
+				g = append(g, f.found...)
+				g = append(g, f.echo...)
+			}
+		}
+		return g
+	}
 	for _, p := range pkgs {
 		switch roles[p] {
 		case "build":
 			qs = append(qs, question{ask(r, []string{
-				"Why doesn't the {p} package compile? I need every error it reports.",
-				"List all compile errors in package {p} with their locations.",
-				"What does go build complain about in {p}?",
-				"{p} fails to build — what are all the errors?",
-			}, nil, "p", p), group(func(f *goFault) bool { return f.pkg == p && f.phase == "build" })})
+				"Compiling {p} breaks; show me each complaint from the compiler, with positions.",
+				"Enumerate the compiler output lines belonging to directory {p}.",
+				"Give me the full set of build failures for {p}.",
+				"{p} is red in the build — every message please.",
+			}, nil, "p", p), groupAll(func(f *goFault) bool { return f.pkg == p && f.phase == "build" })})
 		case "vet":
 			qs = append(qs, question{ask(r, []string{
-				"What problems does vet report in the {p} package?",
-				"List every vet finding for {p}.",
-				"Which vet warnings are in {p}, and on which lines?",
+				"Show every static-analysis finding emitted for {p}.",
+				"Enumerate the analyzer warnings under {p} with their positions.",
+				"Give me the go vet output that concerns {p}.",
 			}, nil, "p", p), group(func(f *goFault) bool { return f.pkg == p && f.phase == "vet" })})
 		}
 	}
@@ -837,20 +877,20 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 	for _, f := range faults {
 		fileFaults[f.file]++
 	}
-	for file, n := range fileFaults {
-		if n >= 2 {
+	for _, file := range sortedKeys(fileFaults) {
+		if fileFaults[file] >= 2 {
 			qs = append(qs, question{ask(r, []string{
-				"Which errors are in {f} and what do they say?",
-				"What is reported for {f}?",
+				"Show me every message that points into {f}.",
+				"Collect the diagnostics whose position is in {f}.",
 				"I'm editing {b}; which diagnostics point at it?",
-			}, nil, "f", file, "b", filepath.Base(file)), group(func(f *goFault) bool { return f.file == file })})
+			}, nil, "f", file, "b", filepath.Base(file)), groupAll(func(f *goFault) bool { return f.file == file })})
 		}
 	}
 	cats := map[string]bool{}
 	for _, f := range faults {
 		cats[f.cat] = true
 	}
-	for c := range cats {
+	for _, c := range sortedKeys(cats) {
 		if tq, ok := catQuestions[c]; ok {
 			qs = append(qs, question{pick(r, tq), group(func(f *goFault) bool { return f.cat == c })})
 		}
@@ -870,7 +910,7 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		}, nil, "fn", f.fn, "tool", tool), group(func(x *goFault) bool { return x == ff })})
 	}
 	if mode != "vetjson" {
-		all := group(func(f *goFault) bool { return true })
+		all := groupAll(func(f *goFault) bool { return true })
 		if len(all) <= 20 {
 			qs = append(qs, question{pick(r, []string{"What are all the problems reported here, with file and line?", "Give me every diagnostic in this output."}), all})
 		}

@@ -49,6 +49,7 @@
 package main
 
 import (
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"flag"
@@ -58,6 +59,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -413,4 +415,15 @@ func chooseQs(r *rand.Rand, qs []question, maxGold int) []question {
 		ok = ok[:k]
 	}
 	return ok
+}
+
+// sortedKeys returns m's keys in sorted order so that iteration consumes the
+// RNG deterministically.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	ks := make([]K, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
 }

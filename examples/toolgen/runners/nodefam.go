@@ -156,9 +156,9 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 			nfail++
 		}
 	}
-	args := []string{"--test"}
+	args := []string{"--test", "--test-reporter=tap"}
 	if spec {
-		args = append(args, "--test-reporter=spec")
+		args = []string{"--test", "--test-reporter=spec"}
 	}
 	out := runCmd(dir, []string{"NO_COLOR=1", "FORCE_COLOR=0"}, "node", args...)
 	text := clean(out, dir)
@@ -202,12 +202,12 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		return g
 	}
 	if nfail > 0 && nfail <= 6 {
-		qs = append(qs, question{pick(r, []string{"Which tests failed and why?", "Which tests are failing, and what did each one report?", "List the failing tests with their errors.", "What broke in this test run? Give me each failure and its message."}), all(func(*jsTest) bool { return true })})
+		qs = append(qs, question{pick(r, []string{"Summarise every red case in this run with its message.", "Each failing spec here: name and diagnostic, please.", "Enumerate the not-ok entries together with their error output.", "Point me at all failures in this run and what they printed."}), all(func(*jsTest) bool { return true })})
 	}
 	for _, m := range mods {
 		g := all(func(t *jsTest) bool { return t.file == m.testRel })
 		if len(g) > 0 {
-			qs = append(qs, question{fill(pick(r, []string{"Which tests in {f} fail, and with what actual vs expected values or errors?", "What fails in {f}?"}), "f", m.testRel), g})
+			qs = append(qs, question{fill(pick(r, []string{"Show the broken cases from {f} along with the assertion output.", "What goes red in {f}?"}), "f", m.testRel), g})
 		}
 	}
 	byFn := map[string][]*jsTest{}
@@ -216,7 +216,8 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 			byFn[t.fnName] = append(byFn[t.fnName], t)
 		}
 	}
-	for fn, ts := range byFn {
+	for _, fn := range sortedKeys(byFn) {
+		ts := byFn[fn]
 		fs := ts[0]
 		var g []int
 		for _, t := range ts {
@@ -230,16 +231,16 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		case "typeerror":
 			qs = append(qs, question{ask(r, []string{"{fn} throws instead of returning a label. What is the error and where in the library is it raised?"}, []string{"One test crashes reading a property of undefined. Which test, and at which line of the library?", "Which test fails with a TypeError, and what property was being read?"}, "fn", fn), g})
 		case "enoent":
-			qs = append(qs, question{ask(r, []string{"Why does the {fn} test fail?"}, []string{"One test seems to fail because of a missing file rather than a logic bug. Which test is it and what path did it try to open?", "Which test can't find its fixture on disk, and which file was it looking for?"}, "fn", fn), g})
+			qs = append(qs, question{ask(r, []string{"Why does the {fn} test fail?"}, []string{"A case breaks with ENOENT — name it and the fixture location it wanted.", "Which spec trips over an absent data file on disk, and what filename did it look for?"}, "fn", fn), g})
 		case "timeout":
 			qs = append(qs, question{ask(r, []string{"Why does the {fn} test fail?"}, []string{"Did any test time out? Which one, and what was its limit?", "Which async test never finishes in time?"}, "fn", fn), g})
 		case "throw":
 			qs = append(qs, question{ask(r, []string{"What does {fn} throw in the failing test, and from which line?"}, []string{"A parser rejects an id in one of the tests — which test, what message, and where is it thrown?", "Which test fails because the library throws an error about an invalid id?"}, "fn", fn), g})
 		}
 	}
-	path := "node_test_output.txt"
+	path := "node-test.tap.txt"
 	if spec {
-		path = "node_test_spec_output.txt"
+		path = "node-test.spec.txt"
 	}
 	return &scenario{name: fmt.Sprintf("%s-%04d", d.project, idx), path: path, text: text, qs: chooseQs(r, qs, 30)}, nil
 }

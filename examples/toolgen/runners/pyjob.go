@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"strings"
+	"sync"
 )
 
 type jobKind struct {
@@ -12,14 +14,14 @@ type jobKind struct {
 }
 
 var jobKinds = []jobKind{
-	{"order sync", "page", "order", "currency", "ordersync"},
-	{"backup", "chunk", "file", "checksum", "backup.runner"},
+	{"log rotation", "volume", "logfile", "size_bytes", "ops.logrotate"},
+	{"image transcode", "preset", "clip", "codec", "media.transcode"},
 	{"ETL", "batch", "row", "customer_id", "etl.loader"},
 	{"crawler", "host", "url", "content_type", "crawler.fetch"},
 	{"queue worker", "lease", "message", "payload", "worker"},
 	{"migration", "table", "record", "schema_version", "migrate"},
 	{"invoice export", "period", "invoice", "tax_code", "billing.export"},
-	{"thumbnail", "bucket", "image", "dimensions", "thumbs"},
+	{"report render", "tenant", "report", "locale", "reports.render"},
 	{"index rebuild", "shard", "document", "language", "search.indexer"},
 	{"ledger reconcile", "account", "entry", "amount", "ledger.recon"},
 }
@@ -29,7 +31,7 @@ var logFormats = []string{
 	"[%(asctime)s] %(levelname)-8s %(name)s - %(message)s",
 	"%(asctime)s | %(levelname)-7s | %(module)s:%(lineno)d | %(message)s",
 	"%(levelname)s:%(name)s:%(message)s",
-	"%(asctime)s.%(msecs)03d %(process)d %(levelname)s [%(name)s] %(message)s",
+	"%(asctime)s %(process)d %(levelname)s [%(name)s] %(message)s",
 	"%(asctime)s %(name)-14s %(levelname)-5s %(message)s",
 }
 
@@ -297,7 +299,7 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		return nil, err
 	}
 	out := runCmd(dir, []string{"PYTHONUNBUFFERED=1"}, "python3", script)
-	text := clean(out, dir)
+	text := neutralPython(clean(out, dir))
 	ls := splitLines(text)
 	if len(ls) > 900 {
 		text = truncateLines(text, 900)
@@ -320,7 +322,7 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 				continue
 			}
 			g = append(g, gu...)
-			qs = append(qs, question{ask(r, []string{"Why was {u} {n} abandoned, and what was the last error?", "What happened to {u} {n} — did the retries ever succeed?"}, []string{"Which {u} did the job give up on after exhausting its retries, and why?", "Did any {u} fail for good even after retrying? Which one and with what error?"}, "u", U, "n", fmt.Sprint(ev.unit)), g})
+			qs = append(qs, question{ask(r, []string{"Show the attempts on {u} {n} up to the point the job stopped trying.", "{u} {n} never came through — which log lines show that?"}, []string{"One {u} exhausted its attempt budget; show its warnings and the final give-up line.", "Point me at the {u} that stayed broken despite repeated tries."}, "u", U, "n", fmt.Sprint(ev.unit)), g})
 			continue
 		}
 		ok := findLines(ls, fmt.Sprintf("%s %d fetched after %d attempts", U, ev.unit, ev.fails+1))
@@ -328,7 +330,7 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 			continue
 		}
 		g = append(g, ok...)
-		qs = append(qs, question{ask(r, []string{"Why did {u} {n} retry, how many attempts did it take, and did it eventually load?", "How many retries did {u} {n} need before it succeeded?"}, []string{"What transient error made the job retry, and how many attempts until that {u} loaded?", "Some {u} needed retries — which one, what failed, and when did it finally work?"}, "u", U, "n", fmt.Sprint(ev.unit)), g})
+		qs = append(qs, question{ask(r, []string{"Trace {u} {n} through its flaky fetches until it came through.", "{u} {n} hiccuped — show the warnings and the eventual success."}, []string{"Show me the warning lines for the {u} that only worked on a later try, plus the success line.", "Some {u} came through only after a few warnings — show that sequence."}, "u", U, "n", fmt.Sprint(ev.unit)), g})
 	}
 	// skips
 	if len(skips) > 0 {
@@ -359,7 +361,7 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		if a := findLines(ls, " aborted"); len(a) == 1 && a[0] > l[0] {
 			g = append(g, a[0])
 		}
-		qs = append(qs, question{ask(r, nil, []string{"What error ended the job, and what was the underlying cause?", "Why did the run stop? I need the final exception and the root cause.", "What was the fatal error, and which {i} was being processed when it died?", "The job crashed near the end — what is the root-cause exception and where in the code was it raised?"}, "i", I), g})
+		qs = append(qs, question{ask(r, nil, []string{"Show the crash: the triggering exception, the chained original one, and the frames that raised them.", "The process aborted — pull out the traceback lines that explain it.", "Where did the run die, and on which {i}?", "Give me the exception chain that killed this run."}, "i", I), g})
 	} else if f := findLines(ls, "finished: "); len(f) == 1 {
 		qs = append(qs, question{pick(r, []string{"Did the job finish, and how many {i}s were processed, skipped and failed?", "What are the final totals of the run?"}), f})
 		qs[len(qs)-1].query = fill(qs[len(qs)-1].query, "i", I)
@@ -415,4 +417,37 @@ func tracebackGold(ls []string, after int) []int {
 		break
 	}
 	return g
+}
+
+var pyPaths struct {
+	once           sync.Once
+	stdlib, prefix []string
+}
+
+// neutralPython rewrites the local python installation's paths (e.g.
+// /root/.pyenv/versions/3.11.7/lib/python3.11) to a neutral /usr/lib/python3.X.
+func neutralPython(s string) string {
+	pyPaths.once.Do(func() {
+		out, err := exec.Command("python3", "-c", "import sys, sysconfig; print(sysconfig.get_paths()['stdlib']); print(sys.base_prefix); print(sys.prefix); print('%d.%d' % sys.version_info[:2])").Output()
+		if err != nil {
+			return
+		}
+		ls := strings.Fields(string(out))
+		if len(ls) != 4 {
+			return
+		}
+		pyPaths.stdlib = []string{ls[0], "/usr/lib/python" + ls[3]}
+		for _, p := range ls[1:3] {
+			if p != "/usr" && p != "/" {
+				pyPaths.prefix = append(pyPaths.prefix, p, "/usr")
+			}
+		}
+	})
+	if len(pyPaths.stdlib) == 2 && pyPaths.stdlib[0] != pyPaths.stdlib[1] {
+		s = strings.ReplaceAll(s, pyPaths.stdlib[0]+"/", pyPaths.stdlib[1]+"/")
+	}
+	for i := 0; i+1 < len(pyPaths.prefix); i += 2 {
+		s = strings.ReplaceAll(s, pyPaths.prefix[i]+"/", pyPaths.prefix[i+1]+"/")
+	}
+	return s
 }

@@ -11,7 +11,7 @@ type domain struct {
 }
 
 var domains = []domain{
-	{"inventory", []string{"store", "stock", "pricing", "report", "parser", "warehouse"}, []string{"item", "sku", "bin", "shelf", "lot", "stock", "order"}, []string{"qty", "price", "name", "code", "weight", "location"}},
+	{"warehouse", []string{"store", "stock", "shelving", "report", "picking", "dock"}, []string{"item", "sku", "bin", "shelf", "lot", "stock", "order"}, []string{"qty", "price", "name", "code", "weight", "location"}},
 	{"billing", []string{"invoice", "ledger", "tax", "payment", "refund", "account"}, []string{"invoice", "charge", "refund", "account", "line", "credit", "plan"}, []string{"amount", "currency", "due", "customer", "period", "status"}},
 	{"shipping", []string{"route", "carrier", "parcel", "tracking", "label", "zone"}, []string{"parcel", "route", "stop", "carrier", "label", "manifest", "depot"}, []string{"weight", "dest", "eta", "zip", "service", "cost"}},
 	{"telemetry", []string{"metrics", "ingest", "sampler", "export", "series", "alert"}, []string{"metric", "sample", "series", "point", "gauge", "counter", "span"}, []string{"value", "ts", "labels", "unit", "host", "window"}},
