@@ -177,7 +177,7 @@ func ExampleWithSWEPrunerCompat() {
 // tokenizer of Result.Tokens.
 func ExampleWithTokenBudget() {
 	ctx := context.Background()
-	p, err := pruner.Load(ctx, "", pruner.WithTokenBudget(150))
+	p, err := pruner.Load(ctx, "", pruner.WithTokenBudget(100))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -188,19 +188,19 @@ func ExampleWithTokenBudget() {
 	fmt.Print(res.Text)
 	fmt.Printf("%d of %d tokens\n", res.Tokens.Kept, res.Tokens.Input)
 	// Output:
-	// # ... 7 lines omitted (1-7)
+	// import json
+	// import time
+	// # ... 5 lines omitted (3-7)
 	// class Client:
-	//     # ... 10 lines omitted (9-18)
-	//     def get(self, path):
-	//         # ... 1 line omitted (20)
-	//         with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:
-	//             return json.load(resp)
-	//
+	//     # ... 15 lines omitted (9-23)
 	//     def get_with_retries(self, path, attempts=5):
-	//         # ... 5 lines omitted (25-29)
-	//         raise RuntimeError("gave up after %d attempts" % attempts)
-	// # ... 12 lines omitted (31-42)
-	// 124 of 261 tokens
+	//         for attempt in range(attempts):
+	//             try:
+	//                 return self.get(path)
+	//             except ConnectionError:
+	//                 time.sleep(backoff(attempt))
+	//         # ... 13 lines omitted (30-42)
+	// 93 of 261 tokens
 }
 
 // A process that loads a checkpoint sets a soft memory limit once, before

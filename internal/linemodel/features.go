@@ -43,6 +43,7 @@ var FeatureNames = func() []string {
 		"prev_blank", "next_blank",
 		"stem_share", "stem_only", "stem_win2", "pfx_share", "dist_stem",
 		"def_rank", "def_best", "def_stem_share",
+		"is_text", "err_word", "loc_ref", "tmpl_freq", "num_rank",
 	}
 	for _, r := range roleNames {
 		names = append(names, "role_"+r)
@@ -142,6 +143,10 @@ func prepareFeatures(ctx context.Context, query string, lines []string, text str
 		return nil
 	}
 	f.defs = newDefScorer(f.st, n, f.qidx, &f.qm, f.bm.bmn, &f.exact, &f.stemmed)
+	f.tool = newToolInfo(ctx, lines, lang)
+	if ctx.Err() != nil {
+		return nil
+	}
 	return &f
 }
 
@@ -495,6 +500,7 @@ type featureState struct {
 	distStrong     []int32
 	st             syntaxInfo
 	defs           *defScorer
+	tool           toolInfo
 }
 
 // rowWriter fills a row's columns in order; skip leaves columns at 0.
@@ -523,6 +529,7 @@ func (f *featureState) writeRow(row []float32, i int) {
 	f.blankColumns(&w, i)
 	f.stemColumns(&w, i)
 	f.defRankColumns(&w, i)
+	f.toolColumns(&w, i)
 	row[w.k+lineRole(f.lines[i], f.st, i)] = 1
 }
 

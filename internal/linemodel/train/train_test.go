@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends/simplego"
@@ -250,4 +251,25 @@ func TestResumeMatchesStraightRun(t *testing.T) {
 	require.NoError(t, tr2.Train(exs))
 	assert.Equal(t, n, tr2.Step())
 	assert.Equal(t, readAll(t, straight), readAll(t, split))
+}
+
+// TestStandardisationOfConstantColumns: a feature the training data never
+// varies (is_text when every case is code) must not become a
+// thousand-sigma input on the first text the model sees.
+func TestStandardisationOfConstantColumns(t *testing.T) {
+	exs := fixtureExamples(t, 3)
+	m := newTestModel(t, exs)
+	j := slices.Index(linemodel.FeatureNames, "is_text")
+	require.GreaterOrEqual(t, j, 0)
+	for _, ex := range exs {
+		for i := 0; i < ex.N; i++ {
+			require.Zero(t, ex.X[i*linemodel.NumFeatures+j], "the fixtures are code")
+		}
+	}
+	assert.Equal(t, float32(1), m.Std[j])
+	row := make([]float32, linemodel.NumFeatures)
+	row[j] = 1
+	assert.InDelta(t, 1, m.Standardise(row)[j], 1e-6)
+	k := slices.Index(linemodel.FeatureNames, "bm25n")
+	assert.NotEqual(t, float32(1), m.Std[k], "a varying column keeps its own scale")
 }
