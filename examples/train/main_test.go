@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/prunekit/pruner/internal/evalset"
 	"github.com/prunekit/pruner/internal/linemodel"
 	lmtrain "github.com/prunekit/pruner/internal/linemodel/train"
 )
@@ -97,5 +99,47 @@ func TestToolData(t *testing.T) {
 			assert.Equal(t, s, c.Split, "%s: one scenario, one split", c.ID)
 		}
 		splitOf[scenario] = c.Split
+	}
+}
+
+// TestToolDataDecontaminated fails when a tool-output training question
+// equals a question of the public tool eval set or shares a run of 8
+// consecutive words with one (lower-cased, punctuation stripped): the
+// generators must not copy the set their model is measured on.
+func TestToolDataDecontaminated(t *testing.T) {
+	const evalTool = "../../../shared/evalsets/questions/tool.jsonl"
+	if _, err := os.Stat(evalTool); err != nil {
+		t.Skipf("eval set %s is absent: %v", evalTool, err)
+	}
+	ev, err := evalset.ReadFile(evalTool)
+	require.NoError(t, err)
+	require.NotEmpty(t, ev.Cases)
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	const n = 8
+	exact, runs := map[string]string{}, map[string]string{}
+	for _, c := range ev.Cases {
+		ws := words(c.Query)
+		exact[strings.Join(ws, " ")] = c.ID
+		for i := 0; i+n <= len(ws); i++ {
+			runs[strings.Join(ws[i:i+n], " ")] = c.ID
+		}
+	}
+	cases, err := lmtrain.LoadDir("tooldata")
+	require.NoError(t, err)
+	require.NotEmpty(t, cases)
+	for _, c := range cases {
+		ws := words(c.Query)
+		if id, ok := exact[strings.Join(ws, " ")]; ok {
+			t.Errorf("%s: query %q equals eval query %s", c.ID, c.Query, id)
+			continue
+		}
+		for i := 0; i+n <= len(ws); i++ {
+			if id, ok := runs[strings.Join(ws[i:i+n], " ")]; ok {
+				t.Errorf("%s: query %q shares %q with eval query %s", c.ID, c.Query, strings.Join(ws[i:i+n], " "), id)
+				break
+			}
+		}
 	}
 }

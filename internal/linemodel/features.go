@@ -622,7 +622,7 @@ func (f *featureState) proximityColumns(w *rowWriter, i int) {
 func (f *featureState) layoutColumns(w *rowWriter, i int) {
 	l, n := f.lines[i], f.n
 	w.put(math.Min(float64(f.st.depth[i]), 30) / 10)
-	w.put(math.Min(float64(indentWidth(l)), 64) / 16)
+	w.put(math.Min(float64(IndentWidth(l)), 64) / 16)
 	w.put(float64(i) / f.fn)
 	w.put(math.Log1p(float64(i)) / 7)
 	w.put(math.Log1p(float64(n-1-i)) / 7)
@@ -718,7 +718,8 @@ func looksLikeIdent(w string) bool {
 	return false
 }
 
-func indentWidth(l string) int {
+// IndentWidth is a line's indentation in columns, a tab counting 4.
+func IndentWidth(l string) int {
 	w := 0
 	for _, r := range l {
 		switch r {

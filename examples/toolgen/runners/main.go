@@ -64,26 +64,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/prunekit/pruner/internal/evalset"
+	lmtrain "github.com/prunekit/pruner/internal/linemodel/train"
 )
 
-// Case is one training record.
-type Case struct {
-	ID               string `json:"id"`
-	Repo             string `json:"repo"`
-	Commit           string `json:"commit"`
-	Lang             string `json:"lang"`
-	Path             string `json:"path"`
-	Kind             string `json:"kind"`
-	Query            string `json:"query"`
-	Text             string `json:"text"`
-	GoldLines        []int  `json:"gold_lines"`
-	WindowStart      int    `json:"window_start"`
-	DiffLinesChanged int    `json:"diff_lines_changed"`
-	LinesAdded       int    `json:"lines_added"`
-	InsertOnly       bool   `json:"insert_only"`
-	FileLines        int    `json:"file_lines"`
-	Split            string `json:"split"`
-}
+// Case is one training record, in the training data files' format.
+type Case = lmtrain.Case
 
 // question is one query over a scenario's output with its gold lines.
 type question struct {
@@ -270,11 +257,11 @@ func (sc *scenario) cases(fam string, val bool) []Case {
 	n := len(splitLines(sc.text))
 	var cs []Case
 	for k, q := range sc.qs {
-		cs = append(cs, Case{
+		cs = append(cs, Case{Case: evalset.Case{
 			ID: fmt.Sprintf("tool:%s/%s#%d", fam, sc.name, k+1), Repo: "tool:" + fam,
 			Lang: "text", Path: sc.path, Kind: "tool", Query: q.query, Text: sc.text,
-			GoldLines: q.gold, WindowStart: 1, FileLines: n, Split: split,
-		})
+			GoldLines: q.gold, WindowStart: 1, FileLines: n,
+		}, Split: split})
 	}
 	return cs
 }

@@ -14,30 +14,16 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/prunekit/pruner/internal/evalset"
+	lmtrain "github.com/prunekit/pruner/internal/linemodel/train"
 )
 
 // homeDir replaces the scratch directory in every output.
 const homeDir = "/home/dev/project"
 
-// outCase is one training case, with the fields in the order of the
-// training data files.
-type outCase struct {
-	ID               string `json:"id"`
-	Repo             string `json:"repo"`
-	Commit           string `json:"commit"`
-	Lang             string `json:"lang"`
-	Path             string `json:"path"`
-	Kind             string `json:"kind"`
-	Query            string `json:"query"`
-	Text             string `json:"text"`
-	GoldLines        []int  `json:"gold_lines"`
-	WindowStart      int    `json:"window_start"`
-	DiffLinesChanged int    `json:"diff_lines_changed"`
-	LinesAdded       int    `json:"lines_added"`
-	InsertOnly       bool   `json:"insert_only"`
-	FileLines        int    `json:"file_lines"`
-	Split            string `json:"split"`
-}
+// outCase is one training record, in the training data files' format.
+type outCase = lmtrain.Case
 
 // question is a query and the 0-based output lines that answer it.
 type question struct {
@@ -117,11 +103,11 @@ func (o *output) cases(family string, seed uint64, scenario string) []outCase {
 		for i, x := range q.gold {
 			g[i] = x + 1
 		}
-		out = append(out, outCase{
+		out = append(out, outCase{Case: evalset.Case{
 			ID: fmt.Sprintf("tool:%s/%s#%d", family, o.name, k+1), Repo: "tool:" + family,
 			Lang: "text", Path: o.file, Kind: "tool", Query: q.query, Text: o.text,
-			GoldLines: g, WindowStart: 1, FileLines: len(o.lines), Split: split,
-		})
+			GoldLines: g, WindowStart: 1, FileLines: len(o.lines),
+		}, Split: split})
 	}
 	return out
 }

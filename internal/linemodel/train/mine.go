@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/linemodel"
 	"github.com/prunekit/pruner/internal/syntax"
 )
 
@@ -237,9 +238,9 @@ func inlineComments(defs []docDef, lines []string, commentRow []bool) []docDef {
 			for e+1 < d.end && commentRow[e+1] {
 				e++
 			}
-			ind := indentOf(lines[r])
+			ind := linemodel.IndentWidth(lines[r])
 			g := e + 1
-			for g <= d.end && strings.TrimSpace(lines[g]) != "" && !commentRow[g] && indentOf(lines[g]) >= ind {
+			for g <= d.end && strings.TrimSpace(lines[g]) != "" && !commentRow[g] && linemodel.IndentWidth(lines[g]) >= ind {
 				g++
 			}
 			if g-e-1 < 1 || g-e-1 > 8 {
@@ -259,21 +260,6 @@ func inlineComments(defs []docDef, lines []string, commentRow []bool) []docDef {
 		}
 	}
 	return out
-}
-
-func indentOf(l string) int {
-	n := 0
-	for _, r := range l {
-		switch r {
-		case ' ':
-			n++
-		case '\t':
-			n += 4
-		default:
-			return n
-		}
-	}
-	return n
 }
 
 // docCase builds the case of d: the text without d's doc rows, the gold
