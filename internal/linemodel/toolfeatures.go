@@ -3,7 +3,6 @@ package linemodel
 import (
 	"bytes"
 	"context"
-	"hash/fnv"
 	"math"
 	"slices"
 	"strconv"
@@ -176,23 +175,23 @@ func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 // and every run of digits (and of hexadecimal digits mixed with them, as
 // in hashes and addresses) collapsed to one '0'.
 func lineShape(l string) uint64 {
+	// FNV-1a, inline: a hash.Hash per line would allocate on every line
+	// of every text.
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
 	l = strings.TrimSpace(l)
-	h := fnv.New64a()
-	var buf [1]byte
 	for i := 0; i < len(l); {
-		if isDigit(l[i]) {
+		c := l[i]
+		i++
+		if isDigit(c) {
 			for i < len(l) && (isDigit(l[i]) || isHexLetter(l[i])) {
 				i++
 			}
-			buf[0] = '0'
-			h.Write(buf[:])
-			continue
+			c = '0'
 		}
-		buf[0] = l[i]
-		h.Write(buf[:])
-		i++
+		h = (h ^ uint64(c)) * prime
 	}
-	return h.Sum64()
+	return h
 }
 
 func isHexLetter(b byte) bool { return b >= 'a' && b <= 'f' }
