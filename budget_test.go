@@ -106,7 +106,7 @@ func TestSelectByBudget(t *testing.T) {
 			if tc.repair {
 				sel = &closureSelector{closures: closures, kept: make([]bool, n)}
 			}
-			final, outcome, err := selectByBudget(context.Background(), tc.scores, covered, keep, tc.cost, 0, tc.limit, sel)
+			final, outcome, err := selectByBudget(context.Background(), tc.scores, nil, covered, keep, tc.cost, 0, tc.limit, sel)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, final)
 			assert.Equal(t, tc.outcome, outcome)
@@ -114,8 +114,75 @@ func TestSelectByBudget(t *testing.T) {
 	}
 }
 
-// The selection never exceeds the budget, whatever the scores, costs and
-// repair structure, unless always-kept lines alone do.
+// With a relevance mass, the budget goes to the lines worth most per unit
+// of what they newly keep: lines sharing a kept closure, or joining kept
+// runs, beat a lone expensive line of slightly more mass.
+func TestSelectByBudgetByMass(t *testing.T) {
+	tests := []struct {
+		name     string
+		mass     []float64
+		cost     []int
+		closures map[int][]int
+		phCost   int
+		limit    int
+		want     []bool
+	}{
+		{"two cheap lines over one expensive", []float64{0.4, 0.3, 0.3}, []int{10, 5, 5}, nil, 0, 10,
+			[]bool{false, true, true}},
+		{"a shared closure is paid once", []float64{0.36, 0.2, 0.2, 0.02, 0.02, 0.02},
+			[]int{1, 1, 1, 1, 1, 1}, map[int][]int{0: {3, 4, 5}, 1: {3}, 2: {3}}, 0, 4,
+			[]bool{false, true, true, true, true, false}},
+		{"score order when density ties", []float64{0.5, 0.3, 0.2}, []int{1, 1, 1}, nil, 0, 2,
+			[]bool{true, true, false}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := len(tc.mass)
+			covered := make([]bool, n)
+			for i := range covered {
+				covered[i] = true
+			}
+			var sel selector
+			if tc.closures != nil {
+				sel = &closureSelector{closures: tc.closures, kept: make([]bool, n)}
+			}
+			final, outcome, err := selectByBudget(context.Background(), tc.mass, tc.mass, covered, make([]bool, n), tc.cost, tc.phCost, tc.limit, sel)
+			require.NoError(t, err)
+			assert.Equal(t, budgetMet, outcome)
+			assert.Equal(t, tc.want, final)
+		})
+	}
+}
+
+// selectBest keeps whichever of the mass-per-cost and the score-order
+// selections keeps more mass.
+func TestSelectBest(t *testing.T) {
+	all := []bool{true, true, true}
+	tests := []struct {
+		name  string
+		mass  []float64
+		cost  []int
+		limit int
+		want  []bool
+	}{
+		// By mass per cost the cheap line comes first and the valuable
+		// one no longer fits.
+		{"score order keeps more", []float64{0.9, 0.1, 0}, []int{10, 1, 1}, 10, []bool{true, false, false}},
+		{"mass per cost keeps more", []float64{0.4, 0.3, 0.3}, []int{10, 5, 5}, 10, []bool{false, true, true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			keep, final, outcome, err := selectBest(context.Background(), tc.mass, tc.mass, all, make([]bool, 3), tc.cost, 0, tc.limit, nil)
+			require.NoError(t, err)
+			assert.Equal(t, budgetMet, outcome)
+			assert.Equal(t, tc.want, final)
+			assert.Equal(t, tc.want, keep)
+		})
+	}
+}
+
+// The selection never exceeds the budget, whatever the scores, masses,
+// costs and repair structure, unless always-kept lines alone do.
 func TestSelectByBudgetNeverExceeds(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	for iter := 0; iter < 2000; iter++ {
@@ -140,7 +207,11 @@ func TestSelectByBudgetNeverExceeds(t *testing.T) {
 		phCost := r.Intn(4)
 		pre := slices.Clone(keep)
 		sel := &closureSelector{closures: closures, kept: make([]bool, n)}
-		final, outcome, err := selectByBudget(context.Background(), scores, covered, keep, cost, phCost, limit, sel)
+		var mass []float64
+		if iter%2 == 1 {
+			mass = slices.Clone(scores)
+		}
+		final, outcome, err := selectByBudget(context.Background(), scores, mass, covered, keep, cost, phCost, limit, sel)
 		require.NoError(t, err)
 		used := 0
 		for i, on := range final {
@@ -407,7 +478,7 @@ func TestSelectByBudgetCappedMatchesFull(t *testing.T) {
 			keepRef, keepNew := slices.Clone(pre), slices.Clone(pre)
 			want, wantOut, err := selectByBudgetRef(ctx, scores, covered, keepRef, cost, limit, a.NewSelection(opts...))
 			require.NoError(t, err)
-			got, gotOut, err := selectByBudget(ctx, scores, covered, keepNew, cost, 0, limit, a.NewSelection(opts...))
+			got, gotOut, err := selectByBudget(ctx, scores, nil, covered, keepNew, cost, 0, limit, a.NewSelection(opts...))
 			require.NoError(t, err)
 			require.Equal(t, want, got, "%s iteration %d", in.name, iter)
 			require.Equal(t, keepRef, keepNew, "%s iteration %d", in.name, iter)
@@ -482,7 +553,7 @@ func BenchmarkBudgetDeepNesting(b *testing.B) {
 						b.ResetTimer()
 						for k := 0; k < b.N; k++ {
 							keep := make([]bool, m)
-							if _, _, err := selectByBudget(ctx, scores, covered, keep, cost, 0, limit, a.NewSelection(astrepair.WithMaxHops(0))); err != nil {
+							if _, _, err := selectByBudget(ctx, scores, nil, covered, keep, cost, 0, limit, a.NewSelection(astrepair.WithMaxHops(0))); err != nil {
 								b.Fatal(err)
 							}
 						}

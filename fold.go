@@ -26,7 +26,8 @@ type folder struct {
 	a          *astrepair.Analysis // nil: no syntax pass
 	repair     bool
 	repairOpts []astrepair.Option
-	tokCost    []int // tokens of each line, terminator included
+	tokCost    []int     // tokens of each line, terminator included
+	mass       []float64 // the scorer's relevance mass per line; nil: none
 }
 
 // folding is a folder's decision.
@@ -126,12 +127,11 @@ const noteAlwaysOver = "the always-kept lines alone exceed the budget"
 // budgetRound is one selection within limit; used is the real output
 // measured in the budget's unit.
 func (f *folder) budgetRound(ctx context.Context, scores []float64, covered, always []bool, cost []int, phCost, limit int, tokens bool) (fo *folding, used int, err error) {
-	keep := slices.Clone(always)
-	var sel selector
+	var newSel func() selector
 	if f.repair {
-		sel = f.a.NewSelection(f.repairOpts...)
+		newSel = func() selector { return f.a.NewSelection(f.repairOpts...) }
 	}
-	final, outcome, err := selectByBudget(ctx, scores, covered, keep, cost, phCost, limit, sel)
+	keep, final, outcome, err := selectBest(ctx, scores, f.mass, covered, always, cost, phCost, limit, newSel)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pruner: budget: %w", err)
 	}

@@ -224,6 +224,7 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		repair:     p.cfg.repair && a != nil && lang != syntax.Text,
 		repairOpts: []astrepair.Option{astrepair.WithMaxHops(hops)},
 		tokCost:    tokCost,
+		mass:       ts.Mass,
 	}
 	always := p.alwaysKeep(text, lines)
 	var fo *folding

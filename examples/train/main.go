@@ -19,7 +19,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -63,6 +65,7 @@ type options struct {
 	extra               string
 	calibrate           string
 	tempText            float64
+	dumpVal             string
 }
 
 func main() {
@@ -103,6 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.tune, "tune", false, "only select the rank mix and temperatures on val for the checkpoint in -out (training does it too)")
 	fs.StringVar(&o.calibrate, "calibrate", "", "only print the text temperature that the checkpoint in -out needs on the text cases of this directory (all splits), e.g. tool families it was not trained on")
 	fs.Float64Var(&o.tempText, "rank-temp-text", 0, "use this ranking temperature for text instead of fitting it on val (0 = fit); see -calibrate")
+	fs.StringVar(&o.dumpVal, "dump-val", "", "only write the val split of the training mix (-data, -docs, -extra) to this directory as eval files (val_commits, val_questions, val_tool .jsonl) and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -114,6 +118,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.eval != "" {
 		return evalDir(ctx, o, stdout, stderr)
+	}
+	if o.dumpVal != "" {
+		return dumpVal(ctx, o, stderr)
 	}
 	if o.calibrate != "" {
 		return calibrate(ctx, o, stdout, stderr)
@@ -149,25 +156,9 @@ func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lm
 		return train, val, nil
 	}
 	start := time.Now()
-	cases, err := lmtrain.LoadDir(o.data)
+	cases, err := loadCases(ctx, o, stderr)
 	if err != nil {
 		return nil, nil, err
-	}
-	if o.docs > 0 {
-		docs := lmtrain.MineDocQuestions(ctx, cases, lmtrain.DocOptions{PerFile: o.docs, Seed: o.seed})
-		fmt.Fprintf(stderr, "data: %d question cases mined from comments\n", len(docs))
-		cases = append(cases, docs...)
-	}
-	for _, dir := range strings.Split(o.extra, ",") {
-		if dir = strings.TrimSpace(dir); dir == "" {
-			continue
-		}
-		more, err := lmtrain.LoadDir(dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("-extra: %w", err)
-		}
-		fmt.Fprintf(stderr, "data: %d cases from %s\n", len(more), dir)
-		cases = append(cases, more...)
 	}
 	tr := lmtrain.Split(cases, "train")
 	va := lmtrain.Split(cases, "val")
@@ -198,6 +189,72 @@ func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lm
 	}
 	fmt.Fprintf(stderr, "features: done in %s\n", time.Since(start).Round(time.Millisecond))
 	return train, val, nil
+}
+
+// loadCases reads the training mix: the commit cases of -data, the
+// questions mined from their files (-docs) and the -extra directories.
+func loadCases(ctx context.Context, o options, stderr io.Writer) ([]lmtrain.Case, error) {
+	cases, err := lmtrain.LoadDir(o.data)
+	if err != nil {
+		return nil, err
+	}
+	if o.docs > 0 {
+		docs := lmtrain.MineDocQuestions(ctx, cases, lmtrain.DocOptions{PerFile: o.docs, Seed: o.seed})
+		fmt.Fprintf(stderr, "data: %d question cases mined from comments\n", len(docs))
+		cases = append(cases, docs...)
+	}
+	for _, dir := range strings.Split(o.extra, ",") {
+		if dir = strings.TrimSpace(dir); dir == "" {
+			continue
+		}
+		more, err := lmtrain.LoadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("-extra: %w", err)
+		}
+		fmt.Fprintf(stderr, "data: %d cases from %s\n", len(more), dir)
+		cases = append(cases, more...)
+	}
+	return cases, nil
+}
+
+// dumpVal writes the val split of the training mix as eval files (one per
+// source: commits, mined questions, tool output), so that pipeline choices
+// — not only the model's — are made on val and reported on dev.
+func dumpVal(ctx context.Context, o options, stderr io.Writer) error {
+	cases, err := loadCases(ctx, o, stderr)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.dumpVal, 0o755); err != nil {
+		return err
+	}
+	groups := map[string][]evalset.Case{}
+	for _, c := range lmtrain.Split(cases, "val") {
+		name := "commits"
+		switch {
+		case c.Lang == "text":
+			name = "tool"
+		case c.Source != "":
+			name = "questions"
+		}
+		groups[name] = append(groups[name], c.Case)
+	}
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		for _, c := range groups[name] {
+			if err := enc.Encode(c); err != nil {
+				return err
+			}
+		}
+		path := filepath.Join(o.dumpVal, "val_"+name+".jsonl")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "val: %d cases in %s\n", len(groups[name]), path)
+	}
+	return nil
 }
 
 // dataMix names the training mix in the feature caches' file names, so

@@ -81,6 +81,10 @@ func (m *Model) scoreText(ctx context.Context, count scoring.Counter, query, tex
 		return nil, nil, err
 	}
 	ts.Tree = in.Tree
+	ts.Mass = make([]float64, len(lines))
+	for j, i := range order {
+		ts.Mass[i] = share[j] / total
+	}
 	ev := rankEvidence(order, share, total, out.Keep)
 	ev.pooled = poolFeatures(in)
 	ev.coverage, ev.hasCoverage = queryCoverage(in, query)

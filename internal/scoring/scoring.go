@@ -29,6 +29,11 @@ type Result struct {
 	// Lines is chunk.SplitLines(text), when the scorer split it.
 	Lines []chunk.Line
 	// Covered marks the lines with a scored character (LineScores only).
+	// Mass is each line's share of the scorer's relevance mass (its
+	// ranking softmax; summing to 1), when it ranks by a distribution: a
+	// budget then weighs what a line is worth against what keeping it
+	// costs. nil: the scores alone order the lines.
+	Mass    []float64
 	Covered []bool
 	// Tree is the scorer's parse of the text, if it made one.
 	Tree *syntax.Tree
