@@ -88,14 +88,14 @@ func Example() {
 	fmt.Printf("%s kept %d of %d lines\n", res.Scorer, len(res.KeptLines()), len(res.Lines))
 	// Output:
 	// import json
-	// # ... 6 lines omitted (2-7)
-	// class Client:
-	//     # ... 10 lines omitted (9-18)
-	//     def get(self, path):
-	//         req = urllib.request.Request(self.base_url + path, headers=self._headers())
-	//         with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:
-	//             return json.load(resp)
+	// import time
+	// import urllib.request
 	//
+	// DEFAULT_TIMEOUT = 10
+	// # ... 2 lines omitted (6-7)
+	// class Client:
+	//     def __init__(self, base_url, token=None):
+	//         pass  # ... 14 lines omitted (10-23)
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:

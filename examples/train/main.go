@@ -66,6 +66,7 @@ type options struct {
 	calibrate           string
 	tempText            float64
 	dumpVal             string
+	wordvec             string
 }
 
 func main() {
@@ -107,6 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.calibrate, "calibrate", "", "only print the text temperature that the checkpoint in -out needs on the text cases of this directory (all splits), e.g. tool families it was not trained on")
 	fs.Float64Var(&o.tempText, "rank-temp-text", 0, "use this ranking temperature for text instead of fitting it on val (0 = fit); see -calibrate")
 	fs.StringVar(&o.dumpVal, "dump-val", "", "only write the val split of the training mix (-data, -docs, -extra) to this directory as eval files (val_commits, val_questions, val_tool .jsonl) and exit")
+	fs.StringVar(&o.wordvec, "wordvec", "", "only train the soft-match word vectors on the train split's texts and commit messages (-data, -extra) and write them to this file (the shipped ones: internal/linemodel/wordvec/wordvec.bin), then exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -121,6 +123,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.dumpVal != "" {
 		return dumpVal(ctx, o, stderr)
+	}
+	if o.wordvec != "" {
+		return trainWordVectors(ctx, o, stderr)
 	}
 	if o.calibrate != "" {
 		return calibrate(ctx, o, stdout, stderr)
@@ -257,10 +262,53 @@ func dumpVal(ctx context.Context, o options, stderr io.Writer) error {
 	return nil
 }
 
+// trainWordVectors trains the word vectors on the train split: each
+// distinct file text once (in case order), and the commit messages.
+func trainWordVectors(ctx context.Context, o options, stderr io.Writer) error {
+	start := time.Now()
+	o.docs = 0 // mined questions are the same files' comments
+	cases, err := loadCases(ctx, o, stderr)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var texts []string
+	for _, c := range lmtrain.Split(cases, "train") {
+		if !seen[c.Text] {
+			seen[c.Text] = true
+			texts = append(texts, c.Text)
+		}
+		if c.Lang != "text" && !seen[c.Query] {
+			seen[c.Query] = true
+			texts = append(texts, c.Query)
+		}
+	}
+	fmt.Fprintf(stderr, "wordvec: %d texts\n", len(texts))
+	wv, err := lmtrain.TrainWordVectors(ctx, texts, lmtrain.DefaultWordVecOptions)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(o.wordvec)
+	if err != nil {
+		return err
+	}
+	if _, err := wv.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wordvec: %d words of width %d in %s (%s)\n", len(wv.Words), wv.Dim, o.wordvec, time.Since(start).Round(time.Second))
+	return nil
+}
+
 // dataMix names the training mix in the feature caches' file names, so
 // that runs with other -docs or -extra never read each other's cache.
 func dataMix(o options) string {
 	var b strings.Builder
+	// Features computed by another build are another feature set.
+	fmt.Fprintf(&b, "-f%s", linemodel.FeatureSetID())
 	if o.docs > 0 {
 		fmt.Fprintf(&b, "-docs%d-%s", o.docs, lmtrain.MinerVersion)
 	}

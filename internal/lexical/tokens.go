@@ -2,6 +2,10 @@ package lexical
 
 import "context"
 
+// IsStopword reports whether s (a lowercased piece) is a stopword of the
+// baselines' list.
+func IsStopword(s string) bool { return isStopword(s) }
+
 // isStopword reports whether s is on the English stopword list of the eval
 // baselines (shared/evalsets/baselines.py, STOP). The list must stay
 // identical to it so that BM25 reproduces the published baseline numbers.

@@ -44,6 +44,7 @@ var FeatureNames = func() []string {
 		"stem_share", "stem_only", "stem_win2", "pfx_share", "dist_stem",
 		"def_rank", "def_best", "def_stem_share",
 		"is_text", "err_word", "loc_ref", "tmpl_freq", "num_rank",
+		"soft_share", "soft_only", "soft_win2", "quoted_hit", "quoted_win2",
 	}
 	for _, r := range roleNames {
 		names = append(names, "role_"+r)
@@ -144,6 +145,12 @@ func prepareFeatures(ctx context.Context, query string, lines []string, text str
 	}
 	f.defs = newDefScorer(f.st, n, f.qidx, &f.qm, f.bm.bmn, &f.exact, &f.stemmed)
 	f.tool = newToolInfo(ctx, lines, lang)
+	if ctx.Err() != nil {
+		return nil
+	}
+	wv, _ := shippedWordVectors() // a build without vectors scores 0
+	f.soft = newSoftMatch(ctx, wv, query, lines)
+	f.quoted = newQuotedMatch(ctx, query, lines)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -501,6 +508,8 @@ type featureState struct {
 	st             syntaxInfo
 	defs           *defScorer
 	tool           toolInfo
+	soft           softMatch
+	quoted         []float32 // quoted_hit of each line
 }
 
 // rowWriter fills a row's columns in order; skip leaves columns at 0.
@@ -530,6 +539,7 @@ func (f *featureState) writeRow(row []float32, i int) {
 	f.stemColumns(&w, i)
 	f.defRankColumns(&w, i)
 	f.toolColumns(&w, i)
+	f.softColumns(&w, i)
 	row[w.k+lineRole(f.lines[i], f.st, i)] = 1
 }
 
