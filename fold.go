@@ -62,6 +62,12 @@ func (f *folder) thresholded(ctx context.Context, scores []float64, covered, alw
 		fo.notes = append(fo.notes, verdict.note)
 	} else {
 		t := f.p.threshold()
+		if verdict.withheld > 0 {
+			// A score is 1 minus the mass ranked above the line: keeping
+			// less of the nucleus raises the threshold accordingly.
+			t = 1 - (1-t)*(1-verdict.withheld)
+			fo.notes = append(fo.notes, verdict.note)
+		}
 		for i := range scores {
 			if covered[i] && scores[i] >= t && !fo.keep[i] {
 				fo.keep[i], fo.why[i] = true, ReasonModel

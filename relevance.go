@@ -11,8 +11,22 @@ type relevanceVerdict struct {
 	offTopic bool    // fold the text to its required rows and a placeholder
 	prob     float64 // estimated probability that the text answers the query
 	judged   bool    // prob was estimated
-	note     string  // said in Result.Notes when offTopic
+	// withheld is the share of the threshold's relevance mass not kept
+	// for a text of doubtful relevance (see relevanceFull); 0: none.
+	withheld float64
+	note     string // said in Result.Notes when offTopic or withheld > 0
 }
+
+// relevanceFull is the relevance from which a text keeps the whole mass
+// its threshold promises; below it, down to the minimum relevance, the
+// mass kept shrinks in proportion (relevance / relevanceFull), so that a
+// text that probably does not answer the query keeps little rather than
+// the flat top of an irrelevant ranking. Chosen on the val split (commit
+// and mined-question cases, at the default threshold): 0.3 keeps 27.6%
+// of the lines of texts paired with another repository's query instead
+// of 38.1%, for a recall of 0.850 instead of 0.868 on the matched ones;
+// 0.5 and 0.8 keep 20.9% and 15.3% at 0.829 and 0.797.
+const relevanceFull = 0.3
 
 // judgeRelevance decides whether text answers query at all, from the
 // scorer's calibrated judgement (the line model's relevance gate; the other
@@ -34,6 +48,9 @@ func (p *Pruner) judgeRelevance(ctx context.Context, ts *tokenScores) (relevance
 	if v.prob < min {
 		v.offTopic = true
 		v.note = fmt.Sprintf("the text does not seem to answer the query (relevance %.2f < %.2f, WithMinRelevance): only a skeleton is kept", v.prob, min)
+	} else if v.prob < relevanceFull {
+		v.withheld = 1 - max(v.prob, 0)/relevanceFull
+		v.note = fmt.Sprintf("the text may not answer the query (relevance %.2f < %.2f): %.0f%% of the relevance mass the threshold keeps is kept", v.prob, relevanceFull, 100*(1-v.withheld))
 	}
 	return v, nil
 }

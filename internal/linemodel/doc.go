@@ -11,7 +11,9 @@
 //     prefix) of the line, its neighbours and its enclosing definition, the
 //     definition's name and its rank among the file's definitions, distances
 //     to strong lexical hits, the tree-sitter syntax role and depth of the
-//     line, and position.
+//     line, position, tool-output columns (toolfeatures.go), and soft
+//     matches of the query's words in code-aware word vectors trained here
+//     (wordvec.go) plus the query's quoted fragments found verbatim.
 //   - model: a per-line trunk (two ReLU layers over the standardised
 //     features), context pooled from the ±1 and ±2..3 neighbours and the
 //     enclosing definition, a ReLU layer over line + context, then K=2
