@@ -80,7 +80,7 @@ func (f *folder) thresholded(ctx context.Context, scores []float64, covered, alw
 	anyFits := func([]int) bool { return true }
 	f.required(fo.keep, fo.why, anyFits)
 	bridgeBlankLines(f.text, f.lines, fo.keep, fo.why, anyFits)
-	if err := f.unfold(ctx, fo, nil); err != nil {
+	if err := f.unfold(ctx, fo, nil, f.repair); err != nil {
 		return nil, err
 	}
 	switch {
@@ -188,11 +188,10 @@ func (f *folder) budgetRound(ctx context.Context, scores []float64, covered, alw
 		f.required(fo.keep, fo.why, fits)
 	}
 	bridgeBlankLines(f.text, f.lines, fo.keep, fo.why, fits)
+	// Unfolding stays within the budget, and an unrepaired selection
+	// (repair alone would exceed the budget) unfolds without repair.
 	within := func(keep []bool) bool { return newMeter(keep, cost, phCost).used <= limit }
-	if !repair {
-		within = nil // unrepaired: unfolding stays off too, the budget is tight
-	}
-	if err := f.unfold(ctx, fo, within); err != nil {
+	if err := f.unfold(ctx, fo, within, repair); err != nil {
 		return nil, 0, err
 	}
 	used = fo.outToks
@@ -304,7 +303,7 @@ func (f *folder) render(ctx context.Context, keep []bool) (astrepair.Rendered, e
 // fit is retried run by run (at most maxUnfoldTries runs a round), keeping
 // the runs that fit. It leaves the final rendering and its token count in
 // fo.
-func (f *folder) unfold(ctx context.Context, fo *folding, within func(keep []bool) bool) error {
+func (f *folder) unfold(ctx context.Context, fo *folding, within func(keep []bool) bool, repair bool) error {
 	for round := 0; ; round++ {
 		out, err := f.render(ctx, fo.keep)
 		if err != nil {
@@ -322,7 +321,7 @@ func (f *folder) unfold(ctx context.Context, fo *folding, within func(keep []boo
 		if len(cheap) == 0 {
 			return nil
 		}
-		keep, why, err := f.keepRuns(ctx, fo.keep, fo.why, cheap)
+		keep, why, err := f.keepRuns(ctx, fo.keep, fo.why, cheap, repair)
 		if err != nil {
 			return err
 		}
@@ -332,7 +331,7 @@ func (f *folder) unfold(ctx context.Context, fo *folding, within func(keep []boo
 				if k == maxUnfoldTries {
 					break
 				}
-				keep, why, err := f.keepRuns(ctx, fo.keep, fo.why, cheap[k:k+1])
+				keep, why, err := f.keepRuns(ctx, fo.keep, fo.why, cheap[k:k+1], repair)
 				if err != nil {
 					return err
 				}
@@ -354,16 +353,18 @@ func (f *folder) unfold(ctx context.Context, fo *folding, within func(keep []boo
 const maxUnfoldTries = 16
 
 // keepRuns returns copies of keep and why with the runs kept
-// (ReasonCheaper) and repaired.
-func (f *folder) keepRuns(ctx context.Context, keep []bool, why []Reason, runs [][2]int) ([]bool, []Reason, error) {
+// (ReasonCheaper), repaired when repair is set.
+func (f *folder) keepRuns(ctx context.Context, keep []bool, why []Reason, runs [][2]int, repair bool) ([]bool, []Reason, error) {
 	keep, why = slices.Clone(keep), slices.Clone(why)
 	for _, r := range runs {
 		for i := r[0]; i <= r[1]; i++ {
 			keep[i], why[i] = true, ReasonCheaper
 		}
 	}
-	if err := f.repairInto(ctx, keep, why, nil); err != nil {
-		return nil, nil, err
+	if repair {
+		if err := f.repairInto(ctx, keep, why, nil); err != nil {
+			return nil, nil, err
+		}
 	}
 	return keep, why, nil
 }

@@ -3,6 +3,8 @@ package pruner
 import (
 	"context"
 	"fmt"
+	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -91,4 +93,24 @@ func TestThresholdWithholdsDoubtfulMass(t *testing.T) {
 	assert.Greater(t, full, 0)
 	assert.Less(t, half, full)
 	assert.InDelta(t, float64(full)/2, float64(half), 2)
+}
+
+// A window that starts and ends inside docstrings does not parse, and
+// repair then asks for more than a line budget allows: the best lines are
+// kept unrepaired, within the budget, never folded away whole. (Dev
+// python cases kept 0 lines: unfolding repaired the unrepaired selection
+// back over the budget, and the budget loop gave up.)
+func TestUnparsableWindowKeepsLinesUnderBudget(t *testing.T) {
+	b, err := os.ReadFile("testdata/docstring_window.py")
+	require.NoError(t, err)
+	text := string(b)
+	p, err := Load(context.Background(), "", WithLineBudget(0.2))
+	require.NoError(t, err)
+	res, err := p.Prune(context.Background(), "Added note on send_file security.", text)
+	require.NoError(t, err)
+	checkInvariants(t, text, res)
+	n := len(res.Lines)
+	assert.Greater(t, len(res.KeptLines()), 0, "notes: %v", res.Notes)
+	assert.LessOrEqual(t, len(res.KeptLines())+len(res.Placeholders), int(math.Round(0.2*float64(n))))
+	assert.Contains(t, res.Text, "def send_file(filename, mimetype=None):")
 }
