@@ -157,6 +157,19 @@ func EachToken(ctx context.Context, s string, fn func(tok string) bool) error {
 	return err
 }
 
+// EachTokenBytes is EachToken without a string per piece: fn sees the
+// lowercased piece in a buffer that the next call overwrites.
+func EachTokenBytes(ctx context.Context, s string, fn func(tok []byte) bool) error {
+	var buf []byte
+	var err error
+	stop := func() bool { err = ctx.Err(); return err != nil }
+	forEachPieceStop(s, func(p string) bool {
+		buf = lower(buf, p)
+		return fn(buf)
+	}, stop)
+	return err
+}
+
 // QueryTokens returns the query's pieces the way the baselines match them:
 // unique, in first-seen order, without stopwords and 1-character pieces.
 func QueryTokens(query string) []string {

@@ -192,6 +192,11 @@ const (
 	maxSoftWords = 48
 )
 
+// maxPieceCache bounds the distinct pieces whose word newSoftMatch
+// remembers: a text of random identifiers costs a lookup per piece, not
+// memory per piece.
+const maxPieceCache = 1 << 16
+
 // softMatch is the per-file state of the soft-match columns: each line's
 // soft share of the query (see softColumns).
 type softMatch struct {
@@ -233,7 +238,11 @@ func newSoftMatch(ctx context.Context, wv *WordVectors, query string, lines []st
 	for _, w := range qw {
 		tot += w
 	}
+	// The query cosines of each vocabulary word, and each distinct piece's
+	// word, are computed once per file: a piece costs a map lookup and
+	// no allocation.
 	cache := map[int32][]float32{}
+	pieceID := map[string]int32{}
 	best := make([]float32, len(q))
 	exact := make([]bool, len(q))
 	for i, l := range lines {
@@ -243,12 +252,17 @@ func newSoftMatch(ctx context.Context, wv *WordVectors, query string, lines []st
 		clear(best)
 		clear(exact)
 		k := 0
-		_ = lexical.EachToken(ctx, l[:min(len(l), maxSoftScan)], func(t string) bool {
-			w, ok := vecWord(t)
+		_ = lexical.EachTokenBytes(ctx, l[:min(len(l), maxSoftScan)], func(b []byte) bool {
+			id, ok := pieceID[string(b)]
 			if !ok {
-				return true
+				id = -1
+				if w, ok := vecWord(string(b)); ok {
+					id = wv.ID(w)
+				}
+				if len(pieceID) < maxPieceCache {
+					pieceID[string(b)] = id
+				}
 			}
-			id := wv.ID(w)
 			if id < 0 {
 				return true
 			}
