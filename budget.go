@@ -358,26 +358,42 @@ const (
 // mass; it returns how much of order is decided (chosen or dead): the rest
 // is left to the plain pass.
 func selectByMass(order []int, mass []float64, try func(int) ([]int, int, bool, error), take func(int) error, full func() bool) (int, error) {
-	alive := slices.Clone(order)
+	// The candidates still alive form a linked list over order's
+	// positions, so that removing one costs O(1) however many are left.
+	next := make([]int, len(order))
+	prev := make([]int, len(order))
+	for k := range order {
+		next[k], prev[k] = k+1, k-1
+	}
+	head, alive := 0, len(order)
+	remove := func(k int) {
+		if prev[k] >= 0 {
+			next[prev[k]] = next[k]
+		} else {
+			head = next[k]
+		}
+		if next[k] < len(order) {
+			prev[next[k]] = prev[k]
+		}
+		alive--
+	}
 	budget := massScanTotal*len(order) + 64
-	for len(alive) > 0 && !full() && budget > 0 {
+	for alive > 0 && !full() && budget > 0 {
 		best, bestV := -1, 0.0
 		n := 0
-		for k := 0; k < len(alive) && n < massScan; k++ {
-			i := alive[k]
-			v := mass[i]
+		for k := head; k < len(order) && n < massScan; k = next[k] {
+			v := mass[order[k]]
 			if v <= bestV {
 				break // the cost is at least 1: no later line can do better
 			}
 			n++
 			budget--
-			_, d, dead, err := try(i)
+			_, d, dead, err := try(order[k])
 			if err != nil {
 				return 0, err
 			}
 			if dead {
-				alive = slices.Delete(alive, k, k+1)
-				k--
+				remove(k)
 				continue
 			}
 			if v /= math.Pow(float64(max(d, 1)), massCostExp); v > bestV {
@@ -390,14 +406,18 @@ func selectByMass(order []int, mass []float64, try func(int) ([]int, int, bool, 
 			}
 			continue
 		}
-		if err := take(alive[best]); err != nil {
+		if err := take(order[best]); err != nil {
 			return 0, err
 		}
-		alive = slices.Delete(alive, best, best+1)
+		remove(best)
 	}
 	// The lines still alive go to the plain pass, in mass order, at the
 	// end of order.
-	decided := len(order) - len(alive)
-	copy(order[decided:], alive)
+	rest := make([]int, 0, alive)
+	for k := head; k < len(order); k = next[k] {
+		rest = append(rest, order[k])
+	}
+	decided := len(order) - len(rest)
+	copy(order[decided:], rest)
 	return decided, nil
 }

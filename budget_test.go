@@ -563,3 +563,43 @@ func BenchmarkBudgetDeepNesting(b *testing.B) {
 		}
 	}
 }
+
+// selectByMass removes dead candidates in O(1): a text with hundreds of
+// thousands of candidates that all turn out too expensive is decided in
+// one linear pass (removal by slice deletion made this quadratic).
+func TestSelectByMassManyDead(t *testing.T) {
+	const n = 300000
+	order := make([]int, n)
+	mass := make([]float64, n)
+	for i := range order {
+		order[i] = i
+		mass[i] = float64(n-i) / n
+	}
+	tries := 0
+	try := func(int) ([]int, int, bool, error) { tries++; return nil, 0, true, nil }
+	take := func(int) error { t.Fatal("a dead line was taken"); return nil }
+	decided, err := selectByMass(order, mass, try, take, func() bool { return false })
+	require.NoError(t, err)
+	assert.Equal(t, n, decided)
+	assert.Equal(t, n, tries)
+}
+
+func BenchmarkSelectByMass(b *testing.B) {
+	const n = 100000
+	mass := make([]float64, n)
+	for i := range mass {
+		mass[i] = float64(n-i) / n
+	}
+	for b.Loop() {
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		taken := 0
+		try := func(i int) ([]int, int, bool, error) { return nil, 1 + i%3, i%2 == 0, nil }
+		take := func(int) error { taken++; return nil }
+		if _, err := selectByMass(order, mass, try, take, func() bool { return taken >= n/10 }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
