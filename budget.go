@@ -219,13 +219,13 @@ func selectByBudget(ctx context.Context, scores, mass []float64, covered, keep [
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
 	chosen := 0
-	// choose tries line i: it is taken when what it newly keeps, repair
-	// included, fits. dead says it can never fit (the budget left only
-	// shrinks); d is what it would add.
-	try := func(i int) (lines []int, d int, dead bool, err error) {
+	// try weighs line i: d is what keeping it would add to the output,
+	// repair included; dead says it can never fit (the budget left only
+	// shrinks).
+	try := func(i int) (d int, dead bool, err error) {
 		// Keeping a line removes at most the placeholder of its run.
 		if final[i] || m.used+cost[i]-phCost > limit {
-			return nil, 0, true, nil // already in the output, or too expensive even alone
+			return 0, true, nil // already in the output, or too expensive even alone
 		}
 		// The selector's kept lines are exactly final, so the lines it
 		// names are all new. The walk stops once their cost exceeds
@@ -234,14 +234,11 @@ func selectByBudget(ctx context.Context, scores, mass []float64, covered, keep [
 		// most, however deep it lies (and astrepair stops at once at
 		// items it has proven too expensive before).
 		lines, _, fits, err := sel.CostWithin(ctx, i, cost, limit-m.used+2*phCost)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		if !fits {
-			return nil, 0, true, nil
+		if err != nil || !fits {
+			return 0, !fits, err
 		}
 		d = m.delta(lines)
-		return lines, d, m.used+d > limit, nil
+		return d, m.used+d > limit, nil
 	}
 	take := func(i int) error {
 		added, err := sel.Add(ctx, i)
@@ -264,7 +261,7 @@ func selectByBudget(ctx context.Context, scores, mass []float64, covered, keep [
 		if m.used >= limit {
 			break
 		}
-		_, _, dead, err := try(i)
+		_, dead, err := try(i)
 		if err != nil {
 			return nil, budgetMet, err
 		}
@@ -357,7 +354,7 @@ const (
 // budget goes to answers rather than to structure. order is by descending
 // mass; it returns how much of order is decided (chosen or dead): the rest
 // is left to the plain pass.
-func selectByMass(order []int, mass []float64, try func(int) ([]int, int, bool, error), take func(int) error, full func() bool) (int, error) {
+func selectByMass(order []int, mass []float64, try func(int) (int, bool, error), take func(int) error, full func() bool) (int, error) {
 	// The candidates still alive form a linked list over order's
 	// positions, so that removing one costs O(1) however many are left.
 	next := make([]int, len(order))
@@ -388,7 +385,7 @@ func selectByMass(order []int, mass []float64, try func(int) ([]int, int, bool, 
 			}
 			n++
 			budget--
-			_, d, dead, err := try(order[k])
+			d, dead, err := try(order[k])
 			if err != nil {
 				return 0, err
 			}

@@ -576,7 +576,7 @@ func TestSelectByMassManyDead(t *testing.T) {
 		mass[i] = float64(n-i) / n
 	}
 	tries := 0
-	try := func(int) ([]int, int, bool, error) { tries++; return nil, 0, true, nil }
+	try := func(int) (int, bool, error) { tries++; return 0, true, nil }
 	take := func(int) error { t.Fatal("a dead line was taken"); return nil }
 	decided, err := selectByMass(order, mass, try, take, func() bool { return false })
 	require.NoError(t, err)
@@ -596,7 +596,7 @@ func BenchmarkSelectByMass(b *testing.B) {
 			order[i] = i
 		}
 		taken := 0
-		try := func(i int) ([]int, int, bool, error) { return nil, 1 + i%3, i%2 == 0, nil }
+		try := func(i int) (int, bool, error) { return 1 + i%3, i%2 == 0, nil }
 		take := func(int) error { taken++; return nil }
 		if _, err := selectByMass(order, mass, try, take, func() bool { return taken >= n/10 }); err != nil {
 			b.Fatal(err)

@@ -29,12 +29,12 @@ type Result struct {
 	// Lines is chunk.SplitLines(text), when the scorer split it.
 	Lines []chunk.Line
 	// Covered marks the lines with a scored character (LineScores only).
+	Covered []bool
 	// Mass is each line's share of the scorer's relevance mass (its
 	// ranking softmax; summing to 1), when it ranks by a distribution: a
 	// budget then weighs what a line is worth against what keeping it
 	// costs. nil: the scores alone order the lines.
-	Mass    []float64
-	Covered []bool
+	Mass []float64
 	// Tree is the scorer's parse of the text, if it made one.
 	Tree *syntax.Tree
 	// TextToks are the text's tokens, when the scorer tokenized it whole.
