@@ -2,6 +2,7 @@ package linemodel
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -91,7 +92,8 @@ func (m *Model) forwardRef(in Input) Outputs {
 	return o
 }
 
-// TestForwardBlockedMatchesReference: the blocked forward pass gives the
+// TestForwardBlockedMatchesReference: the blocked forward pass, one-pass
+// and streamed (the trunk computed twice, three blocks held), gives the
 // whole-text pass's outputs bit for bit, at sizes around the block size.
 func TestForwardBlockedMatchesReference(t *testing.T) {
 	m := benchModel(&testing.B{})
@@ -102,16 +104,25 @@ func TestForwardBlockedMatchesReference(t *testing.T) {
 		text := strings.Join(lines[:min(n, len(lines))], "")
 		in := NewInput(ctx, "retry bad range headers when parsing fails in parseRange12", text, syntax.Go)
 		want := m.forwardRef(in)
-		got := m.Forward(in)
-		for name, pair := range map[string][2][]float32{
-			"sem": {want.Sem, got.Sem}, "dep": {want.Dep, got.Dep}, "gate": {want.Gate, got.Gate},
-			"fused": {want.Fused, got.Fused}, "rank": {want.RankHead, got.RankHead}, "keep": {want.Keep, got.Keep},
-		} {
-			require.Len(t, pair[1], len(pair[0]))
-			for i := range pair[0] {
-				if math.Float32bits(pair[0][i]) != math.Float32bits(pair[1][i]) {
-					t.Fatalf("%d lines: %s[%d] = %v, want %v", n, name, i, pair[1][i], pair[0][i])
-				}
+		for _, stream := range []bool{false, true} {
+			got, err := m.forward(ctx, in, stream)
+			require.NoError(t, err)
+			requireSameOutputs(t, fmt.Sprintf("%d lines, stream %v", n, stream), want, got)
+		}
+	}
+}
+
+// requireSameOutputs fails unless got is want bit for bit.
+func requireSameOutputs(t *testing.T, what string, want, got Outputs) {
+	t.Helper()
+	for name, pair := range map[string][2][]float32{
+		"sem": {want.Sem, got.Sem}, "dep": {want.Dep, got.Dep}, "gate": {want.Gate, got.Gate},
+		"fused": {want.Fused, got.Fused}, "rank": {want.RankHead, got.RankHead}, "keep": {want.Keep, got.Keep},
+	} {
+		require.Len(t, pair[1], len(pair[0]))
+		for i := range pair[0] {
+			if math.Float32bits(pair[0][i]) != math.Float32bits(pair[1][i]) {
+				t.Fatalf("%s: %s[%d] = %v, want %v", what, name, i, pair[1][i], pair[0][i])
 			}
 		}
 	}

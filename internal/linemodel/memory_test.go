@@ -66,9 +66,12 @@ func TestMemoryPerLine(t *testing.T) {
 		t.Logf("%s: %d lines, %d bytes: features total %.0f B/line, peak %.0f B/line", c.name, n, len(c.text),
 			float64(tot)/float64(n), float64(peak)/float64(n))
 		// The input itself is 4·NumFeatures + 2·MaxLineIDs + 4 = 248 B a
-		// line; the parse tree (syntax.Go) is the syntax package's.
-		if perLine := float64(peak) / float64(n); c.lang == syntax.Text && perLine > 450 {
-			t.Errorf("%s: features peak %.0f B/line, want at most 450", c.name, perLine)
+		// line; the parse tree (syntax.Go) is the syntax package's. The
+		// sampled peak reads 415 B a line alone and up to 453 with the
+		// other packages' tests on two cores (the collector lags behind),
+		// hence the margin.
+		if perLine := float64(peak) / float64(n); c.lang == syntax.Text && perLine > 520 {
+			t.Errorf("%s: features peak %.0f B/line, want at most 520", c.name, perLine)
 		}
 		tot, peak = memtest.HeapUse(func() { m.Forward(in) })
 		t.Logf("%s: forward total %.0f B/line, peak %.0f B/line", c.name, float64(tot)/float64(n), float64(peak)/float64(n))

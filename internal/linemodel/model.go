@@ -241,45 +241,66 @@ func dense(dst, x, w, b []float32, n, in, out int, relu bool) {
 // fixed symmetric linear map the training graph uses.
 func poolContext(z, h []float32, def []int32, n, H int) {
 	dm := defMeans(h, def, n, H)
-	poolRows(z, h, def, dm, 0, n, n, H)
+	poolRows(z, h, 0, def, dm, 0, n, n, H)
 }
 
 // defPool is the sum of h over the lines of each definition and the
 // inverse of their count.
 type defPool struct {
-	sums map[int32][]float32
-	inv  map[int32]float32
+	sums   map[int32][]float32
+	counts map[int32]int
+	inv    map[int32]float32
 }
 
 func defMeans(h []float32, def []int32, n, H int) defPool {
-	sums := map[int32][]float32{}
-	counts := map[int32]int{}
-	for i := 0; i < n; i++ {
-		if d := def[i]; d >= 0 {
-			s := sums[d]
-			if s == nil {
-				s = make([]float32, H)
-				sums[d] = s
-			}
-			for j, v := range h[i*H : (i+1)*H] {
-				s[j] += v
-			}
-			counts[d]++
-		}
-	}
-	inv := make(map[int32]float32, len(counts))
-	for d, c := range counts {
-		inv[d] = 1 / float32(c)
-	}
-	return defPool{sums, inv}
+	dm := newDefPool()
+	dm.add(h[:n*H], def[:n], H)
+	dm.finish()
+	return dm
 }
 
+func newDefPool() defPool {
+	return defPool{sums: map[int32][]float32{}, counts: map[int32]int{}}
+}
+
+// add adds the rows of h (len(def)×H), in order, to their definitions'
+// sums: adding a text's rows in any number of calls, in order, sums
+// exactly as one call does.
+func (dm defPool) add(h []float32, def []int32, H int) {
+	for i, d := range def {
+		if d < 0 {
+			continue
+		}
+		s := dm.sums[d]
+		if s == nil {
+			s = make([]float32, H)
+			dm.sums[d] = s
+		}
+		for j, v := range h[i*H : (i+1)*H] {
+			s[j] += v
+		}
+		dm.counts[d]++
+	}
+}
+
+// finish computes the inverse counts once every row is added.
+func (dm *defPool) finish() {
+	dm.inv = make(map[int32]float32, len(dm.counts))
+	for d, c := range dm.counts {
+		dm.inv[d] = 1 / float32(c)
+	}
+}
+
+// poolReach is how many lines around a line the context pooling reads.
+const poolReach = 3
+
 // poolRows is poolContext for rows [s, e) of the n rows, written to z
-// from its start ((e−s)×4H).
-func poolRows(z, h []float32, def []int32, dm defPool, s, e, n, H int) {
+// from its start ((e−s)×4H); h holds rows from base on, at least those
+// within poolReach of [s, e).
+func poolRows(z, h []float32, base int, def []int32, dm defPool, s, e, n, H int) {
 	for i := s; i < e; i++ {
 		zi := z[(i-s)*4*H : (i-s+1)*4*H]
-		copy(zi[:H], h[i*H:(i+1)*H])
+		copy(zi[:H], h[(i-base)*H:(i-base+1)*H])
 		c1, c23, cd := zi[H:2*H], zi[2*H:3*H], zi[3*H:]
 		clear(zi[H:])
 		for _, o := range [...]int{-1, 1, -2, 2, -3, 3} {
@@ -291,7 +312,7 @@ func poolRows(z, h []float32, def []int32, dm defPool, s, e, n, H int) {
 			if o < -1 || o > 1 {
 				dst, w = c23, 0.25
 			}
-			for k, v := range h[j*H : (j+1)*H] {
+			for k, v := range h[(j-base)*H : (j-base+1)*H] {
 				dst[k] += w * v
 			}
 		}
@@ -504,11 +525,21 @@ func embedRows(dst []float32, emb []float32, ids []uint16, n, k, D int) {
 	}
 }
 
-// forwardBlock is how many lines the forward pass takes at a time: only
-// the second trunk layer's activations are kept for the whole text (the
-// context pooling reads neighbours and definitions), the other layers live
-// in per-block buffers.
+// forwardBlock is how many lines the forward pass takes at a time: the
+// layers live in per-block buffers, except the second trunk layer's
+// activations, which the context pooling reads around each line and over
+// each definition.
 const forwardBlock = 512
+
+// streamRows is the line count above which the forward pass does not keep
+// the second trunk layer's activations for the whole text (48 floats a
+// line: 130 MB for 700K lines) but computes them twice, block by block:
+// once for the definitions' sums, once beside the pooling, holding three
+// blocks. Each block is computed with the same bounds both times, so the
+// outputs are bit for bit those of the one-pass forward; the second pass
+// costs about a quarter more forward time, which is why short texts keep
+// the one pass.
+const streamRows = 32 * forwardBlock
 
 // Forward runs the model on one input.
 func (m *Model) Forward(in Input) Outputs {
@@ -519,6 +550,46 @@ func (m *Model) Forward(in Input) Outputs {
 // ForwardContext is Forward that stops between blocks of lines when ctx
 // is done, returning ctx.Err().
 func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
+	return m.forward(ctx, in, in.N > streamRows)
+}
+
+// trunk computes the first two trunk layers for lines [s, e) into dst
+// ((e−s)×h2), with its scratch buffers.
+type trunk struct {
+	m            *Model
+	in           Input
+	u, v, x, a1  []float32
+	raw          []float32
+	hasTIDs      bool
+	F, FI, D, h1 int
+	h2           int
+}
+
+func (t *trunk) block(dst []float32, s, e int) {
+	m, F, FI, D := t.m, t.F, t.FI, t.D
+	k := e - s
+	v := t.v[:k*D]
+	clear(v)
+	if t.hasTIDs {
+		embedRows(v, m.P[ParamEmbT], t.in.TIDs[s*MaxLineIDs:e*MaxLineIDs], k, MaxLineIDs, D)
+	}
+	for i := 0; i < k; i++ {
+		row := t.x[i*FI : (i+1)*FI]
+		m.standardiseInto(row[:F], t.in.Row(s+i, t.raw))
+		vi := v[i*D : (i+1)*D]
+		copy(row[F:F+D], t.u)
+		copy(row[F+D:F+2*D], vi)
+		for j := range D {
+			row[F+2*D+j] = t.u[j] * vi[j]
+		}
+	}
+	dense(t.a1[:k*t.h1], t.x[:k*FI], m.P[ParamW1], m.P[ParamB1], k, FI, t.h1, true)
+	dense(dst, t.a1[:k*t.h1], m.P[ParamW2], m.P[ParamB2], k, t.h1, t.h2, true)
+}
+
+// forward is ForwardContext; stream selects the two-pass trunk that holds
+// three blocks of activations instead of all of them.
+func (m *Model) forward(ctx context.Context, in Input, stream bool) (Outputs, error) {
 	var o Outputs
 	n := in.N
 	if n == 0 {
@@ -526,10 +597,16 @@ func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
 	}
 	F := len(m.Mean)
 	h1, h2, h3, D := m.Cfg.Hidden[0], m.Cfg.Hidden[1], m.Cfg.Hidden[2], m.Cfg.Embed
-	FI := F + 3*D
-	u := make([]float32, D)
+	bs := min(n, forwardBlock)
+	t := &trunk{
+		m: m, in: in, F: F, FI: F + 3*D, D: D, h1: h1, h2: h2,
+		u: make([]float32, D), v: make([]float32, bs*D),
+		x: make([]float32, bs*(F+3*D)), a1: make([]float32, bs*h1),
+		raw:     make([]float32, NumFeatures), // a row of an input without X
+		hasTIDs: len(in.TIDs) >= n*MaxLineIDs,
+	}
 	if len(in.QIDs) > 0 {
-		embedRows(u, m.P[ParamEmbQ], in.QIDs, 1, len(in.QIDs), D)
+		embedRows(t.u, m.P[ParamEmbQ], in.QIDs, 1, len(in.QIDs), D)
 	}
 	def := in.Def
 	if len(def) < n {
@@ -538,37 +615,56 @@ func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
 			def[i] = -1
 		}
 	}
-	hasTIDs := len(in.TIDs) >= n*MaxLineIDs
-	bs := min(n, forwardBlock)
-	x := make([]float32, bs*FI)
-	raw := make([]float32, NumFeatures) // a row of an input without X
-	v := make([]float32, bs*D)
-	a1 := make([]float32, bs*h1)
-	a2 := make([]float32, n*h2)
-	for s := 0; s < n; s += bs {
-		if err := ctx.Err(); err != nil {
-			return Outputs{}, err
-		}
-		e := min(n, s+bs)
-		k := e - s
-		clear(v)
-		if hasTIDs {
-			embedRows(v, m.P[ParamEmbT], in.TIDs[s*MaxLineIDs:e*MaxLineIDs], k, MaxLineIDs, D)
-		}
-		for i := 0; i < k; i++ {
-			row := x[i*FI : (i+1)*FI]
-			m.standardiseInto(row[:F], in.Row(s+i, raw))
-			vi := v[i*D : (i+1)*D]
-			copy(row[F:F+D], u)
-			copy(row[F+D:F+2*D], vi)
-			for j := range D {
-				row[F+2*D+j] = u[j] * vi[j]
+	// a2 holds the second layer's rows [a2Lo, a2Lo+len(a2)/h2): every row
+	// without stream, else the window around the block being pooled.
+	var a2 []float32
+	var dm defPool
+	if !stream {
+		a2 = make([]float32, n*h2)
+		for s := 0; s < n; s += bs {
+			if err := ctx.Err(); err != nil {
+				return Outputs{}, err
 			}
+			e := min(n, s+bs)
+			t.block(a2[s*h2:e*h2], s, e)
 		}
-		dense(a1[:k*h1], x[:k*FI], m.P[ParamW1], m.P[ParamB1], k, FI, h1, true)
-		dense(a2[s*h2:e*h2], a1[:k*h1], m.P[ParamW2], m.P[ParamB2], k, h1, h2, true)
+		dm = defMeans(a2, def, n, h2)
+	} else {
+		buf := make([]float32, bs*h2)
+		dm = newDefPool()
+		for s := 0; s < n; s += bs {
+			if err := ctx.Err(); err != nil {
+				return Outputs{}, err
+			}
+			e := min(n, s+bs)
+			t.block(buf[:(e-s)*h2], s, e)
+			dm.add(buf[:(e-s)*h2], def[s:e], h2)
+		}
+		dm.finish()
 	}
-	dm := defMeans(a2, def, n, h2)
+	// blocks caches the streamed pass's computed blocks by index (at most
+	// three live: the one pooled and its neighbours).
+	blocks := map[int][]float32{}
+	var free [][]float32
+	blockRows := func(b int) []float32 {
+		if r, ok := blocks[b]; ok {
+			return r
+		}
+		var r []float32
+		if len(free) > 0 {
+			r, free = free[len(free)-1], free[:len(free)-1]
+		} else {
+			r = make([]float32, bs*h2)
+		}
+		s, e := b*bs, min(n, (b+1)*bs)
+		t.block(r[:(e-s)*h2], s, e)
+		blocks[b] = r
+		return r
+	}
+	var win []float32
+	if stream {
+		win = make([]float32, (bs+2*poolReach)*h2)
+	}
 	z := make([]float32, bs*4*h2)
 	a3 := make([]float32, bs*h3)
 	hd := make([]float32, bs*NumHeads)
@@ -581,7 +677,22 @@ func (m *Model) ForwardContext(ctx context.Context, in Input) (Outputs, error) {
 		}
 		e := min(n, s+bs)
 		k := e - s
-		poolRows(z, a2, def, dm, s, e, n, h2)
+		h, base := a2, 0
+		if stream {
+			b := s / bs
+			if r, ok := blocks[b-2]; ok {
+				delete(blocks, b-2)
+				free = append(free, r)
+			}
+			lo, hi := max(0, s-poolReach), min(n, e+poolReach)
+			for r := lo; r < hi; r++ {
+				rows := blockRows(r / bs)
+				j := r % bs
+				copy(win[(r-lo)*h2:(r-lo+1)*h2], rows[j*h2:(j+1)*h2])
+			}
+			h, base = win[:(hi-lo)*h2], lo
+		}
+		poolRows(z, h, base, def, dm, s, e, n, h2)
 		dense(a3[:k*h3], z[:k*4*h2], m.P[ParamW3], m.P[ParamB3], k, 4*h2, h3, true)
 		dense(hd[:k*NumHeads], a3[:k*h3], m.P[ParamWH], m.P[ParamBH], k, h3, NumHeads, false)
 		for i := s; i < e; i++ {

@@ -9,7 +9,7 @@ import (
 // Large texts are parsed in pieces. tree-sitter's own tree costs about
 // 115 bytes per node, and dense code has close to one node per byte, so a
 // whole-text parse of megabytes peaks at several times the memory that the
-// Go copy needs (40 bytes per node). Pieces cut at top-level boundaries
+// Go copy needs (32 bytes per node). Pieces cut at top-level boundaries
 // parse to the same top-level items as the whole text would, and only one
 // piece's C tree is alive at a time.
 const (
@@ -91,9 +91,10 @@ func parsePiecesOf(ctx context.Context, lang Language, src []byte, size int) (*T
 		return parseC(ctx, lang, src[:0])
 	}
 	root := &nodes[0]
-	root.StartByte, root.StartRow, root.StartCol = 0, 0, 0
+	root.StartByte, root.StartRow = 0, 0
 	root.EndByte = uint32(len(src))
-	root.EndRow, root.EndCol = last.EndRow, last.EndCol
+	root.EndRow = last.EndRow
+	root.flags = root.flags&^flagEndCol0 | last.flags&flagEndCol0
 	out := &Tree{Lang: lang, Nodes: nodes, Errors: countErrors(nodes)}
 	fixEnds(nodes)
 	root.End = int32(len(nodes))

@@ -21,7 +21,7 @@ var ErrTooLarge = errors.New("syntax: text too large to parse")
 // Tree.Nodes in pre-order, so a node's subtree is the index range
 // [i, End).
 //
-// A node takes 40 bytes and holds no pointers: a parse of a large file has
+// A node takes 32 bytes and holds no pointers: a parse of a large file has
 // about one node per two bytes of code, and the tree-sitter walk writes the
 // nodes straight into the Go slice. Its type and field names are looked up
 // in the grammar's tables (Type, Field).
@@ -32,9 +32,11 @@ type Node struct {
 	End int32
 	// StartByte and EndByte delimit the node's bytes in the source.
 	StartByte, EndByte uint32
-	// StartRow, StartCol, EndRow and EndCol are 0-based positions; rows
-	// count '\n' terminators exactly as the library's lines do.
-	StartRow, StartCol, EndRow, EndCol uint32
+	// StartRow and EndRow are 0-based rows; rows count '\n' terminators
+	// exactly as the library's lines do. Columns are not kept (nothing
+	// reads them, and dropping them takes a node from 40 to 32 bytes);
+	// EndsAtLineStart says whether the end column is 0.
+	StartRow, EndRow uint32
 	// Symbol is the grammar's symbol id of the node's type (ErrorSymbol
 	// for ERROR nodes); FieldID the id of the field under which the parent
 	// holds it, 0 for none.
@@ -52,6 +54,7 @@ const (
 	flagMissing = 2
 	flagError   = 4
 	flagLeaf    = 8
+	flagEndCol0 = 16 // the node ends at column 0 of EndRow
 )
 
 // Type is the grammar's node type, e.g. "function_definition" or "{";
@@ -73,10 +76,14 @@ func (n *Node) IsMissing() bool { return n.flags&flagMissing != 0 }
 // Leaf is true when the node has no children.
 func (n *Node) Leaf() bool { return n.flags&flagLeaf != 0 }
 
+// EndsAtLineStart is true when the node ends at column 0 of EndRow: its
+// last byte is the newline that ends the row before (or it is empty there).
+func (n *Node) EndsAtLineStart() bool { return n.flags&flagEndCol0 != 0 }
+
 // LastRow returns the last row that holds any of the node's bytes: a node
 // ending at column 0 of a row (it swallowed a newline) does not occupy it.
 func (n *Node) LastRow() int {
-	if n.EndCol == 0 && n.EndRow > n.StartRow {
+	if n.EndsAtLineStart() && n.EndRow > n.StartRow {
 		return int(n.EndRow) - 1
 	}
 	return int(n.EndRow)

@@ -24,7 +24,7 @@ typedef struct {
 	int32_t parent;
 	int32_t end;
 	uint32_t start_byte, end_byte;
-	uint32_t start_row, start_col, end_row, end_col;
+	uint32_t start_row, end_row;
 	uint16_t symbol;
 	uint16_t field;
 	uint8_t flags;
@@ -32,12 +32,12 @@ typedef struct {
 } pk_node;
 
 enum {
-	PK_NAMED = 1, PK_MISSING = 2, PK_ERROR = 4, PK_LEAF = 8,
+	PK_NAMED = 1, PK_MISSING = 2, PK_ERROR = 4, PK_LEAF = 8, PK_END_COL0 = 16,
 	PK_OFF_SYMBOL = offsetof(pk_node, symbol),
 	PK_OFF_FIELD = offsetof(pk_node, field),
 	PK_OFF_FLAGS = offsetof(pk_node, flags),
 	PK_OFF_LANG = offsetof(pk_node, lang),
-	PK_OFF_END_COL = offsetof(pk_node, end_col),
+	PK_OFF_END_ROW = offsetof(pk_node, end_row),
 };
 
 // pk_walk writes every node of tree in pre-order into out (cap nodes, which
@@ -63,8 +63,8 @@ static int64_t pk_walk(TSTree *tree, pk_node *out, size_t cap, uint8_t lang) {
 		p->end = (int32_t)(n + 1);
 		p->start_byte = ts_node_start_byte(node);
 		p->end_byte = ts_node_end_byte(node);
-		p->start_row = sp.row; p->start_col = sp.column;
-		p->end_row = ep.row; p->end_col = ep.column;
+		p->start_row = sp.row;
+		p->end_row = ep.row;
 		p->symbol = ts_node_symbol(node);
 		p->field = ts_tree_cursor_current_field_id(&cur);
 		p->flags = 0;
@@ -73,6 +73,7 @@ static int64_t pk_walk(TSTree *tree, pk_node *out, size_t cap, uint8_t lang) {
 		if (ts_node_is_missing(node)) p->flags |= PK_MISSING;
 		if (p->symbol == (TSSymbol)-1) p->flags |= PK_ERROR;
 		if (ts_node_child_count(node) == 0) p->flags |= PK_LEAF;
+		if (ep.column == 0) p->flags |= PK_END_COL0;
 		n++;
 		if (ts_tree_cursor_goto_first_child(&cur)) {
 			if (depth == scap) {
@@ -293,12 +294,14 @@ var (
 	_ [C.PK_OFF_FLAGS - unsafe.Offsetof(Node{}.flags)]struct{}
 	_ [unsafe.Offsetof(Node{}.lang) - C.PK_OFF_LANG]struct{}
 	_ [C.PK_OFF_LANG - unsafe.Offsetof(Node{}.lang)]struct{}
-	_ [unsafe.Offsetof(Node{}.EndCol) - C.PK_OFF_END_COL]struct{}
-	_ [C.PK_OFF_END_COL - unsafe.Offsetof(Node{}.EndCol)]struct{}
+	_ [unsafe.Offsetof(Node{}.EndRow) - C.PK_OFF_END_ROW]struct{}
+	_ [C.PK_OFF_END_ROW - unsafe.Offsetof(Node{}.EndRow)]struct{}
 	_ [flagNamed - C.PK_NAMED]struct{}
 	_ [flagMissing - C.PK_MISSING]struct{}
 	_ [flagError - C.PK_ERROR]struct{}
 	_ [flagLeaf - C.PK_LEAF]struct{}
+	_ [flagEndCol0 - C.PK_END_COL0]struct{}
+	_ [C.PK_END_COL0 - flagEndCol0]struct{}
 )
 
 // grammarNames are one grammar's symbol and field names, read from its C

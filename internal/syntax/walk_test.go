@@ -52,7 +52,7 @@ func bindingWalk(t *testing.T, lang Language, src []byte) []nodeView {
 		out = append(out, nodeView{
 			Type: n.Type(), Field: cur.CurrentFieldName(), Parent: parent,
 			StartByte: n.StartByte(), EndByte: n.EndByte(),
-			StartRow: sp.Row, StartCol: sp.Column, EndRow: ep.Row, EndCol: ep.Column,
+			StartRow: sp.Row, EndRow: ep.Row, EndsAtLineStart: ep.Column == 0,
 			Named: n.IsNamed(), Error: n.IsError(), Missing: n.IsMissing(), Leaf: n.ChildCount() == 0,
 		})
 		if cur.GoToFirstChild() {
@@ -116,25 +116,26 @@ func TestWalkMatchesBinding(t *testing.T) {
 
 // nodeView is a Node with its names and flags spelled out.
 type nodeView struct {
-	Type, Field                        string
-	Parent, End                        int32
-	StartByte, EndByte                 uint32
-	StartRow, StartCol, EndRow, EndCol uint32
-	Named, Error, Missing, Leaf        bool
+	Type, Field                 string
+	Parent, End                 int32
+	StartByte, EndByte          uint32
+	StartRow, EndRow            uint32
+	EndsAtLineStart             bool
+	Named, Error, Missing, Leaf bool
 }
 
 func view(n *Node) nodeView {
 	return nodeView{
 		Type: n.Type(), Field: n.Field(), Parent: n.Parent, End: n.End,
 		StartByte: n.StartByte, EndByte: n.EndByte,
-		StartRow: n.StartRow, StartCol: n.StartCol, EndRow: n.EndRow, EndCol: n.EndCol,
+		StartRow: n.StartRow, EndRow: n.EndRow, EndsAtLineStart: n.EndsAtLineStart(),
 		Named: n.Named(), Error: n.IsError(), Missing: n.IsMissing(), Leaf: n.Leaf(),
 	}
 }
 
-// TestNodeLayout: a Node is 40 bytes, the size the memory bounds assume,
+// TestNodeLayout: a Node is 32 bytes, the size the memory bounds assume,
 // and every language has a name table.
 func TestNodeLayout(t *testing.T) {
-	require.EqualValues(t, 40, unsafe.Sizeof(Node{}))
+	require.EqualValues(t, 32, unsafe.Sizeof(Node{}))
 	require.Equal(t, len(names), len(Languages()))
 }
