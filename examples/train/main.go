@@ -103,11 +103,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.backend, "backend", "fastgo", "GoMLX backend for training: fastgo (internal/fastcpu, AVX2 products) or go (simplego)")
 	fs.BoolVar(&o.resume, "resume", false, "resume from the checkpoint in -out")
 	fs.IntVar(&o.docs, "docs", 0, "add question cases mined from the training files' doc comments and inline comments, at most this many of each per file (0 = none)")
-	fs.StringVar(&o.extra, "extra", "", "comma-separated directories of more training cases (*.jsonl.gz with a split field), e.g. examples/train/tooldata")
+	fs.StringVar(&o.extra, "extra", "", "comma-separated directories of more training cases (*.jsonl.gz with a split field), e.g. examples/train/tooldata; DIR:N repeats DIR's train cases N times")
 	fs.BoolVar(&o.tune, "tune", false, "only select the rank mix and temperatures on val for the checkpoint in -out (training does it too)")
 	fs.StringVar(&o.calibrate, "calibrate", "", "only print the text temperature that the checkpoint in -out needs on the text cases of this directory (all splits), e.g. tool families it was not trained on")
 	fs.Float64Var(&o.tempText, "rank-temp-text", 0, "use this ranking temperature for text instead of fitting it on val (0 = fit); see -calibrate")
-	fs.StringVar(&o.dumpVal, "dump-val", "", "only write the val split of the training mix (-data, -docs, -extra) to this directory as eval files (val_commits, val_questions, val_tool .jsonl) and exit")
+	fs.StringVar(&o.dumpVal, "dump-val", "", "only write the val split of the training mix (-data, -docs, -extra) to this directory as eval files (val_commits, val_questions, val_labelled, val_tool .jsonl) and exit")
 	fs.StringVar(&o.wordvec, "wordvec", "", "only train the soft-match word vectors on the train split's texts and commit messages (-data, -extra) and write them to this file (the shipped ones: internal/linemodel/wordvec/wordvec.bin), then exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -208,9 +208,13 @@ func loadCases(ctx context.Context, o options, stderr io.Writer) ([]lmtrain.Case
 		fmt.Fprintf(stderr, "data: %d question cases mined from comments\n", len(docs))
 		cases = append(cases, docs...)
 	}
-	for _, dir := range strings.Split(o.extra, ",") {
-		if dir = strings.TrimSpace(dir); dir == "" {
+	for _, spec := range strings.Split(o.extra, ",") {
+		if spec = strings.TrimSpace(spec); spec == "" {
 			continue
+		}
+		dir, repeat, err := extraSpec(spec)
+		if err != nil {
+			return nil, err
 		}
 		more, err := lmtrain.LoadDir(dir)
 		if err != nil {
@@ -218,8 +222,26 @@ func loadCases(ctx context.Context, o options, stderr io.Writer) ([]lmtrain.Case
 		}
 		fmt.Fprintf(stderr, "data: %d cases from %s\n", len(more), dir)
 		cases = append(cases, more...)
+		// A few hundred hand-labelled cases among tens of thousands weigh
+		// little: their train cases can be repeated (val stays single).
+		for range repeat - 1 {
+			cases = append(cases, lmtrain.Split(more, "train")...)
+		}
 	}
 	return cases, nil
+}
+
+// extraSpec parses an -extra entry: a directory, optionally followed by
+// ":N" to repeat its train cases N times.
+func extraSpec(spec string) (dir string, repeat int, err error) {
+	dir, n, ok := strings.Cut(spec, ":")
+	if !ok {
+		return dir, 1, nil
+	}
+	if repeat, err = strconv.Atoi(n); err != nil || repeat < 1 || repeat > 100 {
+		return "", 0, fmt.Errorf("-extra %q: the repeat count after ':' must be an integer in [1, 100]", spec)
+	}
+	return dir, repeat, nil
 }
 
 // dumpVal writes the val split of the training mix as eval files (one per
@@ -239,6 +261,8 @@ func dumpVal(ctx context.Context, o options, stderr io.Writer) error {
 		switch {
 		case c.Lang == "text":
 			name = "tool"
+		case strings.HasPrefix(c.Source, "labelled"):
+			name = "labelled"
 		case c.Source != "":
 			name = "questions"
 		}
@@ -312,8 +336,12 @@ func dataMix(o options) string {
 	if o.docs > 0 {
 		fmt.Fprintf(&b, "-docs%d-%s", o.docs, lmtrain.MinerVersion)
 	}
-	for _, dir := range strings.Split(o.extra, ",") {
-		if dir = strings.TrimSpace(dir); dir != "" {
+	for _, spec := range strings.Split(o.extra, ",") {
+		if spec = strings.TrimSpace(spec); spec != "" {
+			dir, repeat, _ := extraSpec(spec)
+			if repeat > 1 {
+				fmt.Fprintf(&b, "-x%d", repeat)
+			}
 			// The files' names and sizes: regenerated data is new data.
 			h := fnv.New32a()
 			files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl*"))

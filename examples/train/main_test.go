@@ -143,3 +143,28 @@ func TestToolDataDecontaminated(t *testing.T) {
 		}
 	}
 }
+
+func TestExtraSpec(t *testing.T) {
+	for _, c := range []struct {
+		spec    string
+		dir     string
+		repeat  int
+		wantErr bool
+	}{
+		{"examples/train/tooldata", "examples/train/tooldata", 1, false},
+		{"examples/train/questiondata:4", "examples/train/questiondata", 4, false},
+		{"d:1", "d", 1, false},
+		{"d:0", "", 0, true},
+		{"d:x", "", 0, true},
+		{"d:101", "", 0, true},
+	} {
+		dir, repeat, err := extraSpec(c.spec)
+		if c.wantErr {
+			assert.Error(t, err, c.spec)
+			continue
+		}
+		require.NoError(t, err, c.spec)
+		assert.Equal(t, c.dir, dir, c.spec)
+		assert.Equal(t, c.repeat, repeat, c.spec)
+	}
+}
