@@ -102,6 +102,71 @@ func TestToolData(t *testing.T) {
 	}
 }
 
+// TestQuestionData checks the hand-labelled question cases: code of the
+// training repositories only (none an eval case's source), a question kind
+// of the question sets, gold lines that are non-blank lines of the text,
+// the split of the training file the text comes from, and no question
+// copied from the public question set.
+func TestQuestionData(t *testing.T) {
+	cases, err := lmtrain.LoadDir("questiondata")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(cases), 300)
+	train, err := lmtrain.LoadDir(filepath.Join("..", "..", "..", "shared", "traindata"))
+	if err != nil {
+		t.Logf("traindata absent (%v): the split and text checks are skipped", err)
+	}
+	// The traindata split is by commit; a labelled case takes the split
+	// of the training case whose text it asks about.
+	splitsOf := map[string]map[string]bool{}
+	for _, c := range train {
+		if splitsOf[c.Text] == nil {
+			splitsOf[c.Text] = map[string]bool{}
+		}
+		splitsOf[c.Text][c.Split] = true
+	}
+	evalRepos := map[string]bool{}
+	var evalQueries []string
+	for _, dir := range []string{"dev", "questions"} {
+		files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "evalsets", dir, "*.jsonl"))
+		for _, f := range files {
+			ev, err := evalset.ReadFile(f)
+			require.NoError(t, err)
+			for _, c := range ev.Cases {
+				evalRepos[c.Repo] = true
+				if src, _, ok := strings.Cut(c.Source, "@"); ok {
+					evalRepos[src] = true
+				}
+				evalQueries = append(evalQueries, strings.ToLower(c.Query))
+			}
+		}
+	}
+	kinds := map[string]int{}
+	for _, c := range cases {
+		require.NotEmpty(t, c.ID)
+		assert.NotEqual(t, "text", c.Lang, c.ID)
+		assert.Contains(t, []string{"locate", "explain", "debug", "change", "usage"}, c.Kind, c.ID)
+		assert.True(t, strings.HasPrefix(c.Source, "labelled "), c.ID)
+		assert.False(t, evalRepos[c.Repo], "%s: repository %s is an eval source", c.ID, c.Repo)
+		require.Contains(t, []string{"train", "val"}, c.Split, c.ID)
+		if len(train) > 0 {
+			assert.True(t, splitsOf[c.Text][c.Split], "%s: text and split are a training case's", c.ID)
+		}
+		lines := c.Lines()
+		require.NotEmpty(t, c.GoldLines, c.ID)
+		assert.LessOrEqual(t, len(c.GoldLines), 25, c.ID)
+		for i, g := range c.GoldLines {
+			require.True(t, g >= 1 && g <= len(lines), "%s: gold %d of %d", c.ID, g, len(lines))
+			assert.NotEmpty(t, strings.TrimSpace(lines[g-1]), "%s: gold line %d is blank", c.ID, g)
+			if i > 0 {
+				require.Less(t, c.GoldLines[i-1], g, c.ID)
+			}
+		}
+		assert.NotContains(t, evalQueries, strings.ToLower(c.Query), c.ID)
+		kinds[c.Kind]++
+	}
+	t.Logf("%d cases, kinds %v", len(cases), kinds)
+}
+
 // TestToolDataDecontaminated fails when a tool-output training question
 // equals a question of the public tool eval set or shares a run of 8
 // consecutive words with one (lower-cased, punctuation stripped): the
