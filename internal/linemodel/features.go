@@ -751,11 +751,33 @@ type syntaxInfo struct {
 	head   []int32 // first named non-root node starting on each row, -1
 	depth  []int32 // ancestor count of head
 	def    []int32 // innermost function/class node covering the row, -1
+	kind   []int8  // typeKind of head's type (set where head is)
 	errors int
 }
 
+// kindCache holds typeKind by grammar symbol for one tree (a tree is of one
+// language, so a symbol names one type): typeKind's string tests, run for
+// every named node, took 14% of the line model's time on 20 MB of Go.
+type kindCache []int8 // typeKind + 1; 0: not computed yet
+
+func (c *kindCache) of(nd *syntax.Node) int {
+	s := int(nd.Symbol)
+	if nd.Symbol == syntax.ErrorSymbol {
+		return typeKind(nd.Type())
+	}
+	if s >= len(*c) {
+		*c = append(*c, make([]int8, s+1-len(*c))...)
+	}
+	if k := (*c)[s]; k != 0 {
+		return int(k) - 1
+	}
+	k := typeKind(nd.Type())
+	(*c)[s] = int8(k + 1)
+	return k
+}
+
 func analyseSyntax(ctx context.Context, text string, lang syntax.Language, n int) syntaxInfo {
-	st := syntaxInfo{head: make([]int32, n), depth: make([]int32, n), def: make([]int32, n)}
+	st := syntaxInfo{head: make([]int32, n), depth: make([]int32, n), def: make([]int32, n), kind: make([]int8, n)}
 	for i := range st.head {
 		st.head[i], st.def[i] = -1, -1
 	}
@@ -771,6 +793,7 @@ func analyseSyntax(ctx context.Context, text string, lang syntax.Language, n int
 	st.errors = tree.Errors
 	nodeDepth := make([]int32, len(tree.Nodes))
 	var defNodes []int32
+	var kinds kindCache
 	for j := 1; j < len(tree.Nodes); j++ {
 		if done(ctx, j) {
 			return st
@@ -782,12 +805,14 @@ func analyseSyntax(ctx context.Context, text string, lang syntax.Language, n int
 		if !nd.Named() {
 			continue
 		}
+		k := kinds.of(nd)
 		r := int(nd.StartRow)
 		if r < n && st.head[r] < 0 {
 			st.head[r] = int32(j)
 			st.depth[r] = nodeDepth[j]
+			st.kind[r] = int8(k)
 		}
-		if k := typeKind(nd.Type()); k == roleDef || k == roleClass {
+		if k == roleDef || k == roleClass {
 			defNodes = append(defNodes, int32(j))
 		}
 	}
@@ -830,7 +855,7 @@ func lineRole(l string, st syntaxInfo, i int) int {
 		}
 		return roleOther
 	}
-	return typeKind(st.tree.Nodes[st.head[i]].Type())
+	return int(st.kind[i])
 }
 
 // hasWord reports whether a "_"-separated part of t is one of words. It
