@@ -60,7 +60,7 @@ func main() {
 func run() error {
 	cfgList := flag.String("config", "tiny,h256,l1-0.6b", "comma-separated configs: tiny, h256, l1-0.6b")
 	tokList := flag.String("tokens", "512,2048", "comma-separated sequence lengths")
-	backendName := flag.String("backend", "fastgo", `GoMLX backend: "fastgo" (internal/fastcpu) or any name internal/backend.New accepts, e.g. "simplego" (plain GoMLX pure Go backend)`)
+	backendName := flag.String("backend", "fastgo", `GoMLX backend: "fastgo" (internal/fastcpu; "fastgo,avx2" or "fastgo,purego" force those kernels) or any name internal/backend.New accepts, e.g. "simplego" (plain GoMLX pure Go backend)`)
 	reps := flag.Int("reps", 3, "timed repetitions per case (the minimum is reported)")
 	torch := flag.Bool("torch", false, "also time PyTorch (bench/torch_qwen3.py) and print Go/PyTorch ratios")
 	python := flag.String("python", "/usr/bin/python3", "python interpreter with torch (Debian python3-torch)")
@@ -88,8 +88,8 @@ func run() error {
 
 	var b backends.Backend
 	var err error
-	if *backendName == "fastgo" {
-		b, err = fastcpu.New("")
+	if cfg, ok := strings.CutPrefix(*backendName, "fastgo"); ok && (cfg == "" || cfg[0] == ',') {
+		b, err = fastcpu.New(strings.TrimPrefix(cfg, ","))
 	} else {
 		b, err = backend.New(*backendName)
 	}
@@ -122,8 +122,12 @@ func run() error {
 		}
 	}
 	model, avx512 := cpuInfo(readFile("/proc/cpuinfo"))
-	fmt.Printf("cpu=%q avx512=%s backend=%s GOMAXPROCS=%d cpus=%d reps=%d load1=%s (start)\n",
-		model, avx512, b.Name(), runtime.GOMAXPROCS(0), runtime.NumCPU(), *reps, load1())
+	kernel := "-"
+	if k, ok := b.(interface{ Kernel() string }); ok {
+		kernel = k.Kernel()
+	}
+	fmt.Printf("cpu=%q avx512=%s backend=%s kernel=%s GOMAXPROCS=%d cpus=%d reps=%d load1=%s (start)\n",
+		model, avx512, b.Name(), kernel, runtime.GOMAXPROCS(0), runtime.NumCPU(), *reps, load1())
 	if *torch {
 		fmt.Printf("torch: %s %s; tried threads (torch:openblas) %s x attention %s; fastest reported\n", *python, script, *variants, *attns)
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 //go:generate go run ./internal/genops
+//go:generate go run ./internal/genkernel
 
 // BackendName is the name the fastgo backend is registered under with GoMLX
 // (backends.NewWithConfig("fastgo")).
@@ -56,7 +57,8 @@ func (b *Backend) Stats() Stats {
 var _ backends.Backend = (*Backend)(nil)
 
 // New returns a fastgo backend. config is a comma-separated list: "purego"
-// selects the portable kernels even where AVX2+FMA is available; the other
+// selects the portable kernels even where AVX2+FMA is available, "avx2" the
+// AVX2 ones even where AVX-512 is (tests and benchmarks compare them); the other
 // options go to simplego (none means "ops_sequential", as the library's Go
 // backend uses: simplego's parallel op scheduler races in v0.26).
 func New(config string) (*Backend, error) {
@@ -67,6 +69,8 @@ func New(config string) (*Backend, error) {
 		case "":
 		case "purego":
 			opts = append(opts, WithPureGo())
+		case "avx2":
+			opts = append(opts, WithoutAVX512())
 		default:
 			rest = append(rest, o)
 		}
@@ -80,6 +84,10 @@ func New(config string) (*Backend, error) {
 	}
 	return &Backend{Backend: inner, gemm: NewGemm(opts...)}, nil
 }
+
+// Kernel names the matrix product micro-kernel the backend runs: "avx512",
+// "avx2" or "go" (see Gemm.Kernel).
+func (b *Backend) Kernel() string { return b.gemm.Kernel() }
 
 // Name implements backends.Backend.
 func (b *Backend) Name() string { return BackendName }

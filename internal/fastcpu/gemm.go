@@ -53,6 +53,7 @@ func bf16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) 
 type Gemm struct {
 	workers int
 	simd    bool
+	avx512  bool      // the 12×32 AVX-512 kernel where a tile fits it
 	bufs    sync.Pool // *workBuf
 	jobs    sync.Pool // *job
 	packed  sync.Pool // *[]float32: B packed once for all workers
@@ -78,15 +79,20 @@ func WithWorkers(n int) GemmOption {
 
 // WithPureGo forces the pure Go micro-kernel even where the assembly one
 // could run (tests compare the two).
-func WithPureGo() GemmOption { return func(g *Gemm) { g.simd = false } }
+func WithPureGo() GemmOption { return func(g *Gemm) { g.simd, g.avx512 = false, false } }
+
+// WithoutAVX512 keeps to the AVX2 micro-kernel on a CPU with AVX-512
+// (tests compare the two).
+func WithoutAVX512() GemmOption { return func(g *Gemm) { g.avx512 = false } }
 
 // NewGemm returns a Gemm that uses the SIMD micro-kernel when this CPU
 // supports it.
 func NewGemm(opts ...GemmOption) *Gemm {
-	g := &Gemm{workers: runtime.GOMAXPROCS(0), simd: hasSIMD}
+	g := &Gemm{workers: runtime.GOMAXPROCS(0), simd: hasSIMD, avx512: hasAVX512}
 	for _, o := range opts {
 		o(g)
 	}
+	g.avx512 = g.avx512 && g.simd
 	g.bufs.New = func() any {
 		return &workBuf{a: make([]float32, mc*kc), b: make([]float32, kc*nc)}
 	}
@@ -95,6 +101,38 @@ func NewGemm(opts ...GemmOption) *Gemm {
 
 // SIMD reports whether g runs the assembly micro-kernel.
 func (g *Gemm) SIMD() bool { return g.simd }
+
+// isa is an instruction set level of the kernels.
+type isa uint8
+
+const (
+	isaGo isa = iota
+	isaAVX2
+	isaAVX512
+)
+
+// isa returns the level of the kernels g runs.
+func (g *Gemm) isa() isa {
+	switch {
+	case g.avx512:
+		return isaAVX512
+	case g.simd:
+		return isaAVX2
+	}
+	return isaGo
+}
+
+// Kernel names the micro-kernel g runs: "avx512" (12×32 tiles, with the
+// AVX2 one on the edges), "avx2" or "go".
+func (g *Gemm) Kernel() string {
+	switch {
+	case g.avx512:
+		return "avx512"
+	case g.simd:
+		return "avx2"
+	}
+	return "go"
+}
 
 // job is one MatMul call shared by its workers (pooled: a call allocates
 // nothing but the goroutines it starts).
@@ -196,7 +234,7 @@ func (g *Gemm) packB(j *job, workers int) *[]float32 {
 			}
 			pc, jr := t/panels*kc, t%panels*nr
 			kcb := min(kc, j.k-pc)
-			packB(pb[pc*npad+jr*kcb:], j.b, 0, pc, kcb, jr, min(nr, j.n-jr), g.simd)
+			packB(pb[pc*npad+jr*kcb:], j.b, 0, pc, kcb, jr, min(nr, j.n-jr), g.isa())
 		}
 	}
 	wg.Add(workers - 1)
@@ -253,37 +291,56 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 			if j.pb != nil {
 				bpk = j.pb[pc*j.npad+jc*kcb:]
 			} else {
-				packB(w.b, b, t.b, pc, kcb, jc, ncb, g.simd)
+				packB(w.b, b, t.b, pc, kcb, jc, ncb, g.isa())
 			}
 			load := pc > 0
 			for ic := t.i0; ic < t.i1; ic += mc {
 				mcb := min(mc, t.i1-ic)
 				packA(w.a, a, t.b, ic, mcb, pc, kcb, g.simd)
-				for jr := 0; jr < ncb; jr += nr {
+				// tile computes the mr×nr tile at (ir, jr) of the block.
+				tile := func(ir, jr int) {
 					bp := bpk[jr*kcb : (jr+nr)*kcb]
 					nn := min(nr, ncb-jr)
-					for ir := 0; ir < mcb; ir += mr {
-						ap := w.a[ir*kcb : (ir+mr)*kcb]
-						mm := min(mr, mcb-ir)
-						off := (ic+ir)*n + jc + jr
-						if mm == mr && nn == nr {
-							g.kernel(kcb, ap, bp, cb[off:], n, load)
-							continue
-						}
-						// Edge tile: compute the full tile aside, copy what fits.
-						g.kernel(kcb, ap, bp, w.tile[:], nr, false)
-						for i := 0; i < mm; i++ {
-							dst := cb[off+i*n : off+i*n+nn]
-							src := w.tile[i*nr : i*nr+nn]
-							if load {
-								for j := range dst {
-									dst[j] += src[j]
-								}
-							} else {
-								copy(dst, src)
+					ap := w.a[ir*kcb : (ir+mr)*kcb]
+					mm := min(mr, mcb-ir)
+					off := (ic+ir)*n + jc + jr
+					if mm == mr && nn == nr {
+						g.kernel(kcb, ap, bp, cb[off:], n, load)
+						return
+					}
+					// Edge tile: compute the full tile aside, copy what fits.
+					g.kernel(kcb, ap, bp, w.tile[:], nr, false)
+					for i := 0; i < mm; i++ {
+						dst := cb[off+i*n : off+i*n+nn]
+						src := w.tile[i*nr : i*nr+nn]
+						if load {
+							for j := range dst {
+								dst[j] += src[j]
 							}
+						} else {
+							copy(dst, src)
 						}
 					}
+				}
+				for jr := 0; jr < ncb; jr += nr {
+					if !g.avx512 || jr+2*nr > ncb {
+						for ir := 0; ir < mcb; ir += mr {
+							tile(ir, jr)
+						}
+						continue
+					}
+					// Two full panels side by side: 2mr×2nr tiles with
+					// the AVX-512 kernel (consecutive panels are adjacent
+					// in the packed buffers), the rows left over by tiles.
+					ir := 0
+					for ; ir+2*mr <= mcb; ir += 2 * mr {
+						kernelWide(kcb, w.a[ir*kcb:(ir+2*mr)*kcb], bpk[jr*kcb:(jr+2*nr)*kcb], cb[(ic+ir)*n+jc+jr:], n, load)
+					}
+					for ; ir < mcb; ir += mr {
+						tile(ir, jr)
+						tile(ir, jr+nr)
+					}
+					jr += nr
 				}
 			}
 		}
@@ -339,7 +396,8 @@ func packA(dst []float32, a Strided, bi, i0, rows, p0, depth int, simd bool) {
 // on the way. With simd, full panels of B stored as the rows of a weight
 // matrix (RowStride 1) are packed by AVX2 transposes up to the last multiple
 // of 8 steps; the loops below do the rest.
-func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int, simd bool) {
+func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int, level isa) {
+	simd, wide := level >= isaAVX2, level >= isaAVX512
 	base := bi*b.BatchStride + p0*b.RowStride + j0*b.ColStride
 	half := b.BF16 != nil
 	for c := 0; c < cols; c += nr {
@@ -355,9 +413,9 @@ func packB(dst []float32, b Strided, bi, p0, depth, j0, cols int, simd bool) {
 			off := base + c*b.ColStride
 			done := 0
 			if simd && nn == nr && half {
-				done = packB16TBF16SIMD(panel, b.BF16, off, b.ColStride, depth)
+				done = packB16TBF16SIMD(panel, b.BF16, off, b.ColStride, depth, wide)
 			} else if simd && nn == nr {
-				done = packB16TSIMD(panel, b.Data, off, b.ColStride, depth)
+				done = packB16TSIMD(panel, b.Data, off, b.ColStride, depth, wide)
 			}
 			for j := 0; j < nn; j++ {
 				src := off + j*b.ColStride

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,17 +61,20 @@ func TestMatMulRandomShapes(t *testing.T) {
 		{1, 1, 1, 1}, {1, 5, 7, 3}, {1, 6, 16, 1}, {1, 7, 17, 9}, {2, 13, 33, 257}, {3, 1, 40, 20},
 		{1, 145, 19, 300}, {1, 150, 3100, 5}, {4, 31, 15, 64}, {1, 64, 64, 513}, {2, 300, 1, 7},
 		{1, 0, 5, 5}, {1, 5, 5, 0}, {1, 100, 3100, 300}, {1, 450, 40, 700},
+		// Wide (12×32) tiles with rows and columns left over for the 6×16 kernel.
+		{1, 12, 32, 4}, {1, 25, 80, 33}, {2, 30, 47, 260}, {1, 157, 96, 3},
 	}
 	for range 12 {
 		shapes = append(shapes, [4]int{1 + r.Intn(3), 1 + r.Intn(200), 1 + r.Intn(200), 1 + r.Intn(600)})
 	}
 	kernels := map[string]*Gemm{
 		"default": NewGemm(),
+		"avx2":    NewGemm(WithoutAVX512()),
 		"purego":  NewGemm(WithPureGo()),
 		"1worker": NewGemm(WithWorkers(1)),
 		"3worker": NewGemm(WithWorkers(3)),
 	}
-	t.Logf("SIMD micro-kernel available: %v", hasSIMD)
+	t.Logf("micro-kernels available: AVX2 %v, AVX-512 %v", hasSIMD, hasAVX512)
 	for _, s := range shapes {
 		batch, m, n, k := s[0], s[1], s[2], s[3]
 		for _, aT := range []bool{false, true} {
@@ -128,6 +132,37 @@ func TestKernelsAgree(t *testing.T) {
 	}
 }
 
+// TestWideKernelAgrees checks the AVX-512 12×32 kernel against four pure Go
+// 6×16 tiles over the same panels, including accumulation into C.
+func TestWideKernelAgrees(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 on this machine")
+	}
+	r := rand.New(rand.NewSource(4))
+	for _, k := range []int{1, 2, 3, 4, 5, 8, 13, 256} {
+		a, b := randSlice(r, 2*k*mr), randSlice(r, 2*k*nr)
+		for _, load := range []bool{false, true} {
+			ldc := 2*nr + 5
+			c0 := randSlice(r, 2*mr*ldc)
+			c1 := append([]float32(nil), c0...)
+			for ti := 0; ti < 2; ti++ {
+				for tj := 0; tj < 2; tj++ {
+					kernelGo(k, a[ti*k*mr:], b[tj*k*nr:], c0[ti*mr*ldc+tj*nr:], ldc, load)
+				}
+			}
+			kernelWide(k, a, b, c1, ldc, load)
+			for i := range c0 {
+				require.InDelta(t, c0[i], c1[i], 1e-4*float64(k), "k=%d load=%v i=%d", k, load, i)
+			}
+			for i := 0; i < 2*mr; i++ {
+				for j := 2 * nr; j < ldc; j++ {
+					require.Equal(t, c0[i*ldc+j], c1[i*ldc+j], "padding column written")
+				}
+			}
+		}
+	}
+}
+
 // toBF16 rounds to bfloat16 bit patterns by truncation (any pattern will do
 // for packing tests).
 func toBF16(v []float32) []uint16 {
@@ -140,13 +175,19 @@ func toBF16(v []float32) []uint16 {
 
 // TestPackingAgrees checks the AVX2 packing kernels against the Go loops
 // (bit for bit: packing only moves values) on depths with and without an
-// 8-step tail, row-major and transposed operands, and partial panels.
+// 8-step tail, row-major and transposed operands, and partial panels; the
+// AVX-512 B packers (16-step blocks, then AVX2, then the loops) where the
+// CPU has them.
 func TestPackingAgrees(t *testing.T) {
 	if !hasSIMD {
 		t.Skip("no AVX2+FMA on this machine")
 	}
+	levels := []isa{isaAVX2}
+	if hasAVX512 {
+		levels = append(levels, isaAVX512)
+	}
 	r := rand.New(rand.NewSource(9))
-	for _, depth := range []int{1, 7, 8, 9, 17, 64, 255, 256} {
+	for _, depth := range []int{1, 7, 8, 9, 15, 16, 17, 24, 33, 64, 255, 256} {
 		for _, size := range []int{6, 13, 16, 40} {
 			ld := depth + 3
 			operands := map[string]Strided{
@@ -161,11 +202,15 @@ func TestPackingAgrees(t *testing.T) {
 				if name[0] == 'A' {
 					packA(want, op, 0, 0, size, 0, depth, false)
 					packA(got, op, 0, 0, size, 0, depth, true)
+					require.Equal(t, want, got, "%s depth=%d size=%d", name, depth, size)
 				} else {
-					packB(want, op, 0, 0, depth, 0, size, false)
-					packB(got, op, 0, 0, depth, 0, size, true)
+					packB(want, op, 0, 0, depth, 0, size, isaGo)
+					for _, level := range levels {
+						clear(got)
+						packB(got, op, 0, 0, depth, 0, size, level)
+						require.Equal(t, want, got, "%s depth=%d size=%d isa=%d", name, depth, size, level)
+					}
 				}
-				require.Equal(t, want, got, "%s depth=%d size=%d", name, depth, size)
 				if name[0] == 'B' {
 					// The same operand in bfloat16 packs to its widened values.
 					h := toBF16(op.Data)
@@ -176,11 +221,11 @@ func TestPackingAgrees(t *testing.T) {
 					}
 					half := op
 					half.Data, half.BF16 = nil, h
-					packB(want, wide, 0, 0, depth, 0, size, false)
-					for _, simd := range []bool{false, true} {
+					packB(want, wide, 0, 0, depth, 0, size, isaGo)
+					for _, level := range append([]isa{isaGo}, levels...) {
 						clear(got)
-						packB(got, half, 0, 0, depth, 0, size, simd)
-						require.Equal(t, want, got, "%s bf16 depth=%d size=%d simd=%v", name, depth, size, simd)
+						packB(got, half, 0, 0, depth, 0, size, level)
+						require.Equal(t, want, got, "%s bf16 depth=%d size=%d isa=%d", name, depth, size, level)
 					}
 				}
 			}
@@ -195,16 +240,20 @@ func BenchmarkMatMul(b *testing.B) {
 		a := layout(randSlice(r, m*k), m, k, false)
 		w := layout(randSlice(r, n*k), k, n, true) // [out,in] weights, as Linear reads them
 		c := make([]float32, m*n)
-		for _, kind := range []string{"simd", "simd-1worker", "purego"} {
-			g := NewGemm()
+		for _, kind := range []string{"avx512", "avx512-1worker", "avx2", "avx2-1worker", "purego"} {
+			var opts []GemmOption
 			switch kind {
 			case "purego":
-				g = NewGemm(WithPureGo())
-			case "simd-1worker":
-				g = NewGemm(WithWorkers(1))
+				opts = append(opts, WithPureGo())
+			case "avx2", "avx2-1worker":
+				opts = append(opts, WithoutAVX512())
 			}
-			if kind != "purego" && !g.SIMD() {
-				continue
+			if strings.HasSuffix(kind, "-1worker") {
+				opts = append(opts, WithWorkers(1))
+			}
+			g := NewGemm(opts...)
+			if want, _, _ := strings.Cut(kind, "-"); g.Kernel() != want {
+				continue // not on this CPU
 			}
 			b.Run(fmt.Sprintf("%s/%dx%dx%d", kind, m, n, k), func(b *testing.B) {
 				g.MatMul(1, m, n, k, a, w, c)
@@ -227,20 +276,30 @@ func BenchmarkPack(b *testing.B) {
 	a := Strided{Data: randSlice(r, rows*depth), RowStride: depth, ColStride: 1}
 	w := Strided{Data: randSlice(r, cols*depth), RowStride: 1, ColStride: depth}
 	dst := make([]float32, max(rows, cols)*depth)
-	for _, simd := range []bool{false, true} {
-		if simd && !hasSIMD {
+	for _, level := range []isa{isaGo, isaAVX2, isaAVX512} {
+		if level == isaAVX2 && !hasSIMD || level == isaAVX512 && !hasAVX512 {
 			continue
 		}
-		b.Run(fmt.Sprintf("A/simd=%v", simd), func(b *testing.B) {
-			b.SetBytes(4 * rows * depth)
-			for b.Loop() {
-				packA(dst, a, 0, 0, rows, 0, depth, simd)
-			}
-		})
-		b.Run(fmt.Sprintf("B-transposed/simd=%v", simd), func(b *testing.B) {
+		name := [...]string{"go", "avx2", "avx512"}[level]
+		if level < isaAVX512 {
+			b.Run("A/"+name, func(b *testing.B) {
+				b.SetBytes(4 * rows * depth)
+				for b.Loop() {
+					packA(dst, a, 0, 0, rows, 0, depth, level > isaGo)
+				}
+			})
+		}
+		b.Run("B-transposed/"+name, func(b *testing.B) {
 			b.SetBytes(4 * cols * depth)
 			for b.Loop() {
-				packB(dst, w, 0, 0, depth, 0, cols, simd)
+				packB(dst, w, 0, 0, depth, 0, cols, level)
+			}
+		})
+		h := Strided{BF16: toBF16(w.Data), RowStride: 1, ColStride: depth}
+		b.Run("B-transposed-bf16/"+name, func(b *testing.B) {
+			b.SetBytes(2 * cols * depth)
+			for b.Loop() {
+				packB(dst, h, 0, 0, depth, 0, cols, level)
 			}
 		})
 	}

@@ -45,8 +45,10 @@ func flatten(rows [][]float64) []float64 {
 // TestGoldensOnFastgo runs the skimmer golden checks (hidden states, fused
 // features, emissions, gates, document logits and scores of the tiny
 // checkpoints against the PyTorch reference) on the fastgo backend.
+// Each kernel path is forced in turn: AVX-512 (the default where the CPU
+// has it), AVX2 and pure Go.
 func TestGoldensOnFastgo(t *testing.T) {
-	for _, config := range []string{"", "purego"} {
+	for _, config := range []string{"", "avx2", "purego"} {
 		t.Run("config="+config, func(t *testing.T) { testGoldens(t, config) })
 	}
 }
@@ -55,6 +57,7 @@ func testGoldens(t *testing.T, config string) {
 	backend, err := fastcpu.New(config)
 	require.NoError(t, err)
 	defer backend.Finalize()
+	t.Logf("micro-kernel: %s", backend.Kernel())
 	for _, tc := range []struct{ checkpoint, golden string }{
 		{"tiny-swepruner", "golden_swepruner.json"},
 		{"tiny-lamr", "golden_lamr.json"},

@@ -8,8 +8,25 @@ import "golang.org/x/sys/cpu"
 // has both and the OS saves the YMM registers; x/sys/cpu checks both).
 var hasSIMD = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// hasAVX512 reports whether the AVX-512 micro-kernel can run here (x/sys/cpu
+// also checks that the OS saves the ZMM registers).
+var hasAVX512 = hasSIMD && cpu.X86.HasAVX512F
+
 //go:noescape
 func kernel6x16AVX2(k int, a, b, c *float32, ldc int, load bool)
+
+//go:noescape
+func kernel12x32AVX512(k int, a, b, c *float32, ldc int, load bool)
+
+// kernelWide runs the AVX-512 micro-kernel on a 12×32 tile: a holds two
+// consecutive A panels (2·k·mr floats), b two consecutive B panels
+// (2·k·nr); callers check hasAVX512.
+func kernelWide(k int, a, b, c []float32, ldc int, load bool) {
+	_ = a[2*k*mr-1]
+	_ = b[2*k*nr-1]
+	_ = c[(2*mr-1)*ldc+2*nr-1]
+	kernel12x32AVX512(k, &a[0], &b[0], &c[0], ldc, load)
+}
 
 // kernelSIMD runs the assembly micro-kernel; callers check hasSIMD.
 func kernelSIMD(k int, a, b, c []float32, ldc int, load bool) {
@@ -35,29 +52,50 @@ func packA6SIMD(panel, src []float32, off, ld, depth int) int {
 	return 8 * n8
 }
 
-// packB16TSIMD is packA6SIMD for packB16T.
-func packB16TSIMD(panel, src []float32, off, ld, depth int) int {
-	n8 := depth / 8
-	if n8 == 0 {
-		return 0
+//go:noescape
+func packB16TAVX512(panel *float32, src *float32, ld, n16 int)
+
+//go:noescape
+func packB16TBF16AVX512(panel *float32, src *uint16, ld, n16 int)
+
+// packB16TSIMD is packA6SIMD for packB16T; with wide, AVX-512 16×16
+// transposes pack the first depth&^15 steps (callers check hasAVX512).
+func packB16TSIMD(panel, src []float32, off, ld, depth int, wide bool) int {
+	done := 0
+	if n16 := depth / 16; wide && n16 > 0 {
+		_ = src[off+15*ld+16*n16-1]
+		_ = panel[16*n16*nr-1]
+		packB16TAVX512(&panel[0], &src[off], ld, n16)
+		done = 16 * n16
 	}
-	_ = src[off+15*ld+8*n8-1]
-	_ = panel[8*n8*nr-1]
-	packB16TAVX2(&panel[0], &src[off], ld, n8)
-	return 8 * n8
+	n8 := (depth - done) / 8
+	if n8 == 0 {
+		return done
+	}
+	_ = src[off+done+15*ld+8*n8-1]
+	_ = panel[(done+8*n8)*nr-1]
+	packB16TAVX2(&panel[done*nr], &src[off+done], ld, n8)
+	return done + 8*n8
 }
 
 //go:noescape
 func packB16TBF16AVX2(panel *float32, src *uint16, ld, n8 int)
 
 // packB16TBF16SIMD is packB16TSIMD for bfloat16 columns.
-func packB16TBF16SIMD(panel []float32, src []uint16, off, ld, depth int) int {
-	n8 := depth / 8
-	if n8 == 0 {
-		return 0
+func packB16TBF16SIMD(panel []float32, src []uint16, off, ld, depth int, wide bool) int {
+	done := 0
+	if n16 := depth / 16; wide && n16 > 0 {
+		_ = src[off+15*ld+16*n16-1]
+		_ = panel[16*n16*nr-1]
+		packB16TBF16AVX512(&panel[0], &src[off], ld, n16)
+		done = 16 * n16
 	}
-	_ = src[off+15*ld+8*n8-1]
-	_ = panel[8*n8*nr-1]
-	packB16TBF16AVX2(&panel[0], &src[off], ld, n8)
-	return 8 * n8
+	n8 := (depth - done) / 8
+	if n8 == 0 {
+		return done
+	}
+	_ = src[off+done+15*ld+8*n8-1]
+	_ = panel[(done+8*n8)*nr-1]
+	packB16TBF16AVX2(&panel[done*nr], &src[off+done], ld, n8)
+	return done + 8*n8
 }
