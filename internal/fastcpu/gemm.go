@@ -331,7 +331,8 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 					}
 					// Two full panels side by side: 2mr×2nr tiles with
 					// the AVX-512 kernel (consecutive panels are adjacent
-					// in the packed buffers), the rows left over by tiles.
+					// in the packed buffers); rows left over run as
+					// mr×nr tiles.
 					ir := 0
 					for ; ir+2*mr <= mcb; ir += 2 * mr {
 						kernelWide(kcb, w.a[ir*kcb:(ir+2*mr)*kcb], bpk[jr*kcb:(jr+2*nr)*kcb], cb[(ic+ir)*n+jc+jr:], n, load)
