@@ -61,11 +61,18 @@ func packB16TBF16AVX512(panel *float32, src *uint16, ld, n16 int)
 // packB16TSIMD is packA6SIMD for packB16T; with wide, AVX-512 16×16
 // transposes pack the first depth&^15 steps (callers check hasAVX512).
 func packB16TSIMD(panel, src []float32, off, ld, depth int, wide bool) int {
+	return packB16TBlocks(panel, src, off, ld, depth, wide, packB16TAVX512, packB16TAVX2)
+}
+
+// packB16TBlocks packs 16-step blocks with k16 (when wide), then 8-step
+// blocks with k8, and returns how many steps it packed. The checks make
+// every element the assembly reads or writes an element of src or panel.
+func packB16TBlocks[T float32 | uint16](panel []float32, src []T, off, ld, depth int, wide bool, k16, k8 func(panel *float32, src *T, ld, n int)) int {
 	done := 0
 	if n16 := depth / 16; wide && n16 > 0 {
 		_ = src[off+15*ld+16*n16-1]
 		_ = panel[16*n16*nr-1]
-		packB16TAVX512(&panel[0], &src[off], ld, n16)
+		k16(&panel[0], &src[off], ld, n16)
 		done = 16 * n16
 	}
 	n8 := (depth - done) / 8
@@ -74,7 +81,7 @@ func packB16TSIMD(panel, src []float32, off, ld, depth int, wide bool) int {
 	}
 	_ = src[off+done+15*ld+8*n8-1]
 	_ = panel[(done+8*n8)*nr-1]
-	packB16TAVX2(&panel[done*nr], &src[off+done], ld, n8)
+	k8(&panel[done*nr], &src[off+done], ld, n8)
 	return done + 8*n8
 }
 
@@ -83,19 +90,5 @@ func packB16TBF16AVX2(panel *float32, src *uint16, ld, n8 int)
 
 // packB16TBF16SIMD is packB16TSIMD for bfloat16 columns.
 func packB16TBF16SIMD(panel []float32, src []uint16, off, ld, depth int, wide bool) int {
-	done := 0
-	if n16 := depth / 16; wide && n16 > 0 {
-		_ = src[off+15*ld+16*n16-1]
-		_ = panel[16*n16*nr-1]
-		packB16TBF16AVX512(&panel[0], &src[off], ld, n16)
-		done = 16 * n16
-	}
-	n8 := (depth - done) / 8
-	if n8 == 0 {
-		return done
-	}
-	_ = src[off+done+15*ld+8*n8-1]
-	_ = panel[(done+8*n8)*nr-1]
-	packB16TBF16AVX2(&panel[done*nr], &src[off+done], ld, n8)
-	return done + 8*n8
+	return packB16TBlocks(panel, src, off, ld, depth, wide, packB16TBF16AVX512, packB16TBF16AVX2)
 }
