@@ -98,28 +98,26 @@ func main() {
 	p("\tTESTQ R10, R10")
 	p("\tJZ    overwrite")
 	p("")
-	for r := 0; r < 12; r++ {
-		if r > 0 {
-			p("\tADDQ DX, DI")
+	// With load, C is added to the accumulators before they are stored.
+	for _, load := range []bool{true, false} {
+		if !load {
+			p("")
+			p("overwrite:")
 		}
-		p("\tVADDPS (DI), Z%d, Z%d", 2*r, 2*r)
-		p("\tVADDPS 64(DI), Z%d, Z%d", 2*r+1, 2*r+1)
-		p("\tVMOVUPS Z%d, (DI)", 2*r)
-		p("\tVMOVUPS Z%d, 64(DI)", 2*r+1)
-	}
-	p("\tVZEROUPPER")
-	p("\tRET")
-	p("")
-	p("overwrite:")
-	for r := 0; r < 12; r++ {
-		if r > 0 {
-			p("\tADDQ DX, DI")
+		for r := 0; r < 12; r++ {
+			if r > 0 {
+				p("\tADDQ DX, DI")
+			}
+			if load {
+				p("\tVADDPS (DI), Z%d, Z%d", 2*r, 2*r)
+				p("\tVADDPS 64(DI), Z%d, Z%d", 2*r+1, 2*r+1)
+			}
+			p("\tVMOVUPS Z%d, (DI)", 2*r)
+			p("\tVMOVUPS Z%d, 64(DI)", 2*r+1)
 		}
-		p("\tVMOVUPS Z%d, (DI)", 2*r)
-		p("\tVMOVUPS Z%d, 64(DI)", 2*r+1)
+		p("\tVZEROUPPER")
+		p("\tRET")
 	}
-	p("\tVZEROUPPER")
-	p("\tRET")
 	write("kernel512_amd64.s", b.Bytes())
 	write("pack512_amd64.s", packers())
 }
