@@ -73,8 +73,7 @@ func fuseAttention(nodes []*node, g *Gemm) {
 	workers := g.workers
 	for _, out := range nodes {
 		if plan, ins := matchAttention(out); plan != nil {
-			plan.gemm = NewGemm(WithWorkers(1))
-			plan.gemm.simd = g.simd
+			plan.gemm = g.serial()
 			plan.blocks = attnBlocks(plan, workers)
 			for _, in := range out.inputs {
 				in.uses--

@@ -99,6 +99,14 @@ func NewGemm(opts ...GemmOption) *Gemm {
 	return g
 }
 
+// serial returns a Gemm with g's kernels and one worker (for products run
+// inside work that is already split over the cores).
+func (g *Gemm) serial() *Gemm {
+	s := NewGemm(WithWorkers(1))
+	s.simd, s.avx512 = g.simd, g.avx512
+	return s
+}
+
 // SIMD reports whether g runs the assembly micro-kernel.
 func (g *Gemm) SIMD() bool { return g.simd }
 

@@ -132,6 +132,19 @@ func TestKernelsAgree(t *testing.T) {
 	}
 }
 
+// The one-worker Gemm that fused attention runs inside its parallel blocks
+// keeps the kernel choice of the backend's Gemm (an "avx2" or "purego"
+// backend must not run AVX-512 products in its attention).
+func TestSerialKeepsKernel(t *testing.T) {
+	for _, opts := range [][]GemmOption{nil, {WithoutAVX512()}, {WithPureGo()}, {WithWorkers(3), WithoutAVX512()}} {
+		g := NewGemm(opts...)
+		s := g.serial()
+		require.Equal(t, g.Kernel(), s.Kernel())
+		require.Equal(t, g.isa(), s.isa())
+		require.Equal(t, 1, s.workers)
+	}
+}
+
 // TestWideKernelAgrees checks the AVX-512 12×32 kernel against four pure Go
 // 6×16 tiles over the same panels, including accumulation into C.
 func TestWideKernelAgrees(t *testing.T) {
