@@ -291,22 +291,32 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 func (g *Gemm) block(w *workBuf, t task, j *job) {
 	m, n, k, a, b := j.m, j.n, j.k, j.a, j.b
 	cb := j.c[t.b*m*n : (t.b+1)*m*n]
+	direct := g.avx512 && j.pb == nil && b.BF16 == nil && b.ColStride == 1
 	for jc := t.j0; jc < t.j1; jc += nc {
 		ncb := min(nc, t.j1-jc)
 		for pc := 0; pc < k; pc += kc {
 			kcb := min(kc, k-pc)
 			bpk := w.b
+			// A row-major float32 B is read in place by the AVX-512
+			// kernel (packing it would only copy it); the panels the
+			// edge tiles need are packed when the first one runs.
+			packed := !direct
 			if j.pb != nil {
 				bpk = j.pb[pc*j.npad+jc*kcb:]
-			} else {
+			} else if !direct {
 				packB(w.b, b, t.b, pc, kcb, jc, ncb, g.isa())
 			}
+			bRow := t.b*b.BatchStride + pc*b.RowStride + jc // B's (pc, jc) when direct
 			load := pc > 0
 			for ic := t.i0; ic < t.i1; ic += mc {
 				mcb := min(mc, t.i1-ic)
 				packA(w.a, a, t.b, ic, mcb, pc, kcb, g.simd)
 				// tile computes the mr×nr tile at (ir, jr) of the block.
 				tile := func(ir, jr int) {
+					if !packed {
+						packB(w.b, b, t.b, pc, kcb, jc, ncb, g.isa())
+						packed = true
+					}
 					bp := bpk[jr*kcb : (jr+nr)*kcb]
 					nn := min(nr, ncb-jr)
 					ap := w.a[ir*kcb : (ir+mr)*kcb]
@@ -343,7 +353,12 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 					// mr×nr tiles.
 					ir := 0
 					for ; ir+2*mr <= mcb; ir += 2 * mr {
-						kernelWide(kcb, w.a[ir*kcb:(ir+2*mr)*kcb], bpk[jr*kcb:(jr+2*nr)*kcb], cb[(ic+ir)*n+jc+jr:], n, load)
+						ap, cp := w.a[ir*kcb:(ir+2*mr)*kcb], cb[(ic+ir)*n+jc+jr:]
+						if direct {
+							kernelWideB(kcb, ap, b.Data[bRow+jr:], b.RowStride, cp, n, load)
+							continue
+						}
+						kernelWide(kcb, ap, bpk[jr*kcb:(jr+2*nr)*kcb], cp, n, load)
 					}
 					for ; ir < mcb; ir += mr {
 						tile(ir, jr)

@@ -146,7 +146,8 @@ func TestSerialKeepsKernel(t *testing.T) {
 }
 
 // TestWideKernelAgrees checks the AVX-512 12×32 kernel against four pure Go
-// 6×16 tiles over the same panels, including accumulation into C.
+// 6×16 tiles over the same panels, including accumulation into C, and its
+// in-place variant (row-major B) against it.
 func TestWideKernelAgrees(t *testing.T) {
 	if !hasAVX512 {
 		t.Skip("no AVX-512 on this machine")
@@ -163,10 +164,22 @@ func TestWideKernelAgrees(t *testing.T) {
 					kernelGo(k, a[ti*k*mr:], b[tj*k*nr:], c0[ti*mr*ldc+tj*nr:], ldc, load)
 				}
 			}
+			c2 := append([]float32(nil), c1...)
 			kernelWide(k, a, b, c1, ldc, load)
 			for i := range c0 {
 				require.InDelta(t, c0[i], c1[i], 1e-4*float64(k), "k=%d load=%v i=%d", k, load, i)
 			}
+			// The same B read in place from rows of ldb floats (the two
+			// panels side by side) gives the packed kernel's C bit for bit.
+			ldb := 2*nr + 7
+			rowB := randSlice(r, k*ldb)
+			for p := 0; p < k; p++ {
+				for j := 0; j < nr; j++ {
+					rowB[p*ldb+j], rowB[p*ldb+nr+j] = b[p*nr+j], b[k*nr+p*nr+j]
+				}
+			}
+			kernelWideB(k, a, rowB, ldb, c2, ldc, load)
+			require.Equal(t, c1, c2, "k=%d load=%v: in-place B", k, load)
 			for i := 0; i < 2*mr; i++ {
 				for j := 2 * nr; j < ldc; j++ {
 					require.Equal(t, c0[i*ldc+j], c1[i*ldc+j], "padding column written")

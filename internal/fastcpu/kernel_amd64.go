@@ -18,6 +18,18 @@ func kernel6x16AVX2(k int, a, b, c *float32, ldc int, load bool)
 //go:noescape
 func kernel12x32AVX512(k int, a, b, c *float32, ldc int, load bool)
 
+//go:noescape
+func kernel12x32BAVX512(k int, a, b *float32, ldb int, c *float32, ldc int, load bool)
+
+// kernelWideB is kernelWide for a row-major B read in place: step p's 32
+// columns are b[p·ldb : p·ldb+32].
+func kernelWideB(k int, a, b []float32, ldb int, c []float32, ldc int, load bool) {
+	_ = a[2*k*mr-1]
+	_ = b[(k-1)*ldb+2*nr-1]
+	_ = c[(2*mr-1)*ldc+2*nr-1]
+	kernel12x32BAVX512(k, &a[0], &b[0], ldb, &c[0], ldc, load)
+}
+
 // kernelWide runs the AVX-512 micro-kernel on a 12×32 tile: a holds two
 // consecutive A panels (2·k·mr floats), b two consecutive B panels
 // (2·k·nr); callers check hasAVX512.

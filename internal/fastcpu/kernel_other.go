@@ -12,6 +12,10 @@ func kernelWide(k int, a, b, c []float32, ldc int, load bool) {
 	panic("fastcpu: no AVX-512 kernel in this build")
 }
 
+func kernelWideB(k int, a, b []float32, ldb int, c []float32, ldc int, load bool) {
+	panic("fastcpu: no AVX-512 kernel in this build")
+}
+
 func kernelSIMD(k int, a, b, c []float32, ldc int, load bool) {
 	kernelGo(k, a, b, c, ldc, load)
 }

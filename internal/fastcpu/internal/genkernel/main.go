@@ -20,27 +20,59 @@ func main() {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	preamble(&b)
 	p("")
-	p("// func kernel12x32AVX512(k int, a, b, c *float32, ldc int, load bool)")
-	p("//")
-	p("// C[12,32] (row stride ldc floats) = (load ? C : 0) + A·B for packed")
-	p("// panels: a holds two A panels of k groups of 6 floats (rows 0–5, then")
-	p("// rows 6–11 at a+6k), b two B panels of k groups of 16 floats (columns")
-	p("// 0–15, then 16–31 at b+16k). Z0–Z23 accumulate: row r's columns 0–15")
-	p("// in Z(2r), 16–31 in Z(2r+1).")
-	p("TEXT ·kernel12x32AVX512(SB), NOSPLIT, $0-41")
-	p("\tMOVQ k+0(FP), CX")
-	p("\tMOVQ a+8(FP), AX")
-	p("\tMOVQ b+16(FP), BX")
-	p("\tMOVQ c+24(FP), DI")
-	p("\tMOVQ ldc+32(FP), DX")
+	kernel(p, false)
+	p("")
+	kernel(p, true)
+	write("kernel512_amd64.s", b.Bytes())
+	write("pack512_amd64.s", packers())
+}
+
+// kernel writes the 12×32 micro-kernel. With strided, B is read in place
+// (kernel12x32BAVX512): row p of the tile's 32 columns at b+p·ldb floats,
+// as a row-major B needs no packing; otherwise from two packed panels.
+func kernel(p func(string, ...any), strided bool) {
+	if strided {
+		p("// func kernel12x32BAVX512(k int, a, b *float32, ldb int, c *float32, ldc int, load bool)")
+		p("//")
+		p("// kernel12x32AVX512 for a B read in place: step p's 32 columns are the")
+		p("// 32 floats at b + p·ldb.")
+		p("TEXT ·kernel12x32BAVX512(SB), NOSPLIT, $0-49")
+		p("\tMOVQ k+0(FP), CX")
+		p("\tMOVQ a+8(FP), AX")
+		p("\tMOVQ b+16(FP), BX")
+		p("\tMOVQ ldb+24(FP), R11")
+		p("\tSHLQ $2, R11")
+		p("\tMOVQ c+32(FP), DI")
+		p("\tMOVQ ldc+40(FP), DX")
+	} else {
+		p("// func kernel12x32AVX512(k int, a, b, c *float32, ldc int, load bool)")
+		p("//")
+		p("// C[12,32] (row stride ldc floats) = (load ? C : 0) + A·B for packed")
+		p("// panels: a holds two A panels of k groups of 6 floats (rows 0–5, then")
+		p("// rows 6–11 at a+6k), b two B panels of k groups of 16 floats (columns")
+		p("// 0–15, then 16–31 at b+16k). Z0–Z23 accumulate: row r's columns 0–15")
+		p("// in Z(2r), 16–31 in Z(2r+1).")
+		p("TEXT ·kernel12x32AVX512(SB), NOSPLIT, $0-41")
+		p("\tMOVQ k+0(FP), CX")
+		p("\tMOVQ a+8(FP), AX")
+		p("\tMOVQ b+16(FP), BX")
+		p("\tMOVQ c+24(FP), DI")
+		p("\tMOVQ ldc+32(FP), DX")
+	}
 	p("\tSHLQ $2, DX")
-	p("\t// R8: the second A panel (a + 24k bytes); R9: the second B panel (b + 64k bytes).")
+	if strided {
+		p("\t// R8: the second A panel (a + 24k bytes).")
+	} else {
+		p("\t// R8: the second A panel (a + 24k bytes); R9: the second B panel (b + 64k bytes).")
+	}
 	p("\tLEAQ (CX)(CX*2), R8")
 	p("\tSHLQ $3, R8")
 	p("\tADDQ AX, R8")
-	p("\tMOVQ CX, R9")
-	p("\tSHLQ $6, R9")
-	p("\tADDQ BX, R9")
+	if !strided {
+		p("\tMOVQ CX, R9")
+		p("\tSHLQ $6, R9")
+		p("\tADDQ BX, R9")
+	}
 	p("")
 	for r := 0; r < 24; r++ {
 		p("\tVPXORD Z%d, Z%d, Z%d", r, r, r)
@@ -48,8 +80,14 @@ func main() {
 	p("")
 	step := func(s int) {
 		p("\t// step %d", s)
-		p("\tVMOVUPS %d(BX), Z24", 64*s)
-		p("\tVMOVUPS %d(R9), Z25", 64*s)
+		if strided {
+			p("\tVMOVUPS (BX), Z24")
+			p("\tVMOVUPS 64(BX), Z25")
+			p("\tADDQ R11, BX")
+		} else {
+			p("\tVMOVUPS %d(BX), Z24", 64*s)
+			p("\tVMOVUPS %d(R9), Z25", 64*s)
+		}
 		for r := 0; r < 12; r++ {
 			base, reg := "AX", "Z26"
 			if r >= 6 {
@@ -67,15 +105,19 @@ func main() {
 	p("\tJLT  tail")
 	p("")
 	p("loop%d:", unroll)
-	p("\tPREFETCHT0 512(BX)")
-	p("\tPREFETCHT0 512(R9)")
+	if !strided {
+		p("\tPREFETCHT0 512(BX)")
+		p("\tPREFETCHT0 512(R9)")
+	}
 	for s := 0; s < unroll; s++ {
 		step(s)
 	}
 	p("\tADDQ $%d, AX", 24*unroll)
 	p("\tADDQ $%d, R8", 24*unroll)
-	p("\tADDQ $%d, BX", 64*unroll)
-	p("\tADDQ $%d, R9", 64*unroll)
+	if !strided {
+		p("\tADDQ $%d, BX", 64*unroll)
+		p("\tADDQ $%d, R9", 64*unroll)
+	}
 	p("\tSUBQ $%d, CX", unroll)
 	p("\tCMPQ CX, $%d", unroll)
 	p("\tJGE  loop%d", unroll)
@@ -88,13 +130,19 @@ func main() {
 	step(0)
 	p("\tADDQ $24, AX")
 	p("\tADDQ $24, R8")
-	p("\tADDQ $64, BX")
-	p("\tADDQ $64, R9")
+	if !strided {
+		p("\tADDQ $64, BX")
+		p("\tADDQ $64, R9")
+	}
 	p("\tDECQ CX")
 	p("\tJNZ  loop1")
 	p("")
 	p("store:")
-	p("\tMOVBLZX load+40(FP), R10")
+	if strided {
+		p("\tMOVBLZX load+48(FP), R10")
+	} else {
+		p("\tMOVBLZX load+40(FP), R10")
+	}
 	p("\tTESTQ R10, R10")
 	p("\tJZ    overwrite")
 	p("")
@@ -118,8 +166,6 @@ func main() {
 		p("\tVZEROUPPER")
 		p("\tRET")
 	}
-	write("kernel512_amd64.s", b.Bytes())
-	write("pack512_amd64.s", packers())
 }
 
 // preamble writes what both assembly files start with.
