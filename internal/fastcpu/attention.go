@@ -412,7 +412,7 @@ func (p *attnPlan) block(blk attnBlock, sc *attnScratch, q, k, v Strided, ms mas
 		p.gemm.MatMul(1, rows, lim, depth, Strided{Data: sc.q, RowStride: depth, ColStride: 1}, kb, s)
 	}
 	// Masked, scaled softmax of each row.
-	simd := p.gemm.simd
+	simd := p.gemm.SIMD()
 	for i := 0; i < rows; i++ {
 		row := s[i*lim : (i+1)*lim]
 		id := p.rowMask[blk.r0+i]

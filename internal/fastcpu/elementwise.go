@@ -145,7 +145,7 @@ func (r *run) elementwise(n *node) error {
 	}
 	if size > 0 {
 		splitRows(size/max(1, last), size, r.e.backend.gemm.workers, func(r0, r1 int) {
-			p.rows(r0, r1, last, dst, ins, r.e.backend.gemm.simd)
+			p.rows(r0, r1, last, dst, ins, r.e.backend.gemm.SIMD())
 		})
 	}
 	r.done(n, out)

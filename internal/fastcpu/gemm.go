@@ -52,8 +52,7 @@ func bf16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) 
 // The zero value is not usable: create one with NewGemm.
 type Gemm struct {
 	workers int
-	simd    bool
-	avx512  bool      // the 12×32 AVX-512 kernel where a tile fits it
+	level   isa       // the kernels' instruction set
 	bufs    sync.Pool // *workBuf
 	jobs    sync.Pool // *job
 	packed  sync.Pool // *[]float32: B packed once for all workers
@@ -79,20 +78,19 @@ func WithWorkers(n int) GemmOption {
 
 // WithPureGo forces the pure Go micro-kernel even where the assembly one
 // could run (tests compare the two).
-func WithPureGo() GemmOption { return func(g *Gemm) { g.simd, g.avx512 = false, false } }
+func WithPureGo() GemmOption { return func(g *Gemm) { g.level = isaGo } }
 
 // WithoutAVX512 keeps to the AVX2 micro-kernel on a CPU with AVX-512
 // (tests compare the two).
-func WithoutAVX512() GemmOption { return func(g *Gemm) { g.avx512 = false } }
+func WithoutAVX512() GemmOption { return func(g *Gemm) { g.level = min(g.level, isaAVX2) } }
 
 // NewGemm returns a Gemm that uses the SIMD micro-kernel when this CPU
 // supports it.
 func NewGemm(opts ...GemmOption) *Gemm {
-	g := &Gemm{workers: runtime.GOMAXPROCS(0), simd: hasSIMD, avx512: hasAVX512}
+	g := &Gemm{workers: runtime.GOMAXPROCS(0), level: hostISA()}
 	for _, o := range opts {
 		o(g)
 	}
-	g.avx512 = g.avx512 && g.simd
 	g.bufs.New = func() any {
 		return &workBuf{a: make([]float32, mc*kc), b: make([]float32, kc*nc)}
 	}
@@ -103,12 +101,12 @@ func NewGemm(opts ...GemmOption) *Gemm {
 // inside work that is already split over the cores).
 func (g *Gemm) serial() *Gemm {
 	s := NewGemm(WithWorkers(1))
-	s.simd, s.avx512 = g.simd, g.avx512
+	s.level = g.level
 	return s
 }
 
 // SIMD reports whether g runs the assembly micro-kernel.
-func (g *Gemm) SIMD() bool { return g.simd }
+func (g *Gemm) SIMD() bool { return g.level >= isaAVX2 }
 
 // isa is an instruction set level of the kernels.
 type isa uint8
@@ -119,28 +117,23 @@ const (
 	isaAVX512
 )
 
-// isa returns the level of the kernels g runs.
-func (g *Gemm) isa() isa {
+// hostISA returns the best level this CPU runs.
+func hostISA() isa {
 	switch {
-	case g.avx512:
+	case hasAVX512:
 		return isaAVX512
-	case g.simd:
+	case hasSIMD:
 		return isaAVX2
 	}
 	return isaGo
 }
 
+// String names the level: "avx512", "avx2" or "go".
+func (l isa) String() string { return [...]string{"go", "avx2", "avx512"}[l] }
+
 // Kernel names the micro-kernel g runs: "avx512" (12×32 tiles, with the
 // AVX2 one on the edges), "avx2" or "go".
-func (g *Gemm) Kernel() string {
-	switch {
-	case g.avx512:
-		return "avx512"
-	case g.simd:
-		return "avx2"
-	}
-	return "go"
-}
+func (g *Gemm) Kernel() string { return g.level.String() }
 
 // job is one MatMul call shared by its workers (pooled: a call allocates
 // nothing but the goroutines it starts).
@@ -242,7 +235,7 @@ func (g *Gemm) packB(j *job, workers int) *[]float32 {
 			}
 			pc, jr := t/panels*kc, t%panels*nr
 			kcb := min(kc, j.k-pc)
-			packB(pb[pc*npad+jr*kcb:], j.b, 0, pc, kcb, jr, min(nr, j.n-jr), g.isa())
+			packB(pb[pc*npad+jr*kcb:], j.b, 0, pc, kcb, jr, min(nr, j.n-jr), g.level)
 		}
 	}
 	wg.Add(workers - 1)
@@ -291,7 +284,8 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 func (g *Gemm) block(w *workBuf, t task, j *job) {
 	m, n, k, a, b := j.m, j.n, j.k, j.a, j.b
 	cb := j.c[t.b*m*n : (t.b+1)*m*n]
-	direct := g.avx512 && j.pb == nil && b.BF16 == nil && b.ColStride == 1
+	wide := g.level == isaAVX512
+	direct := wide && j.pb == nil && b.BF16 == nil && b.ColStride == 1
 	for jc := t.j0; jc < t.j1; jc += nc {
 		ncb := min(nc, t.j1-jc)
 		for pc := 0; pc < k; pc += kc {
@@ -304,17 +298,17 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 			if j.pb != nil {
 				bpk = j.pb[pc*j.npad+jc*kcb:]
 			} else if !direct {
-				packB(w.b, b, t.b, pc, kcb, jc, ncb, g.isa())
+				packB(w.b, b, t.b, pc, kcb, jc, ncb, g.level)
 			}
 			bRow := t.b*b.BatchStride + pc*b.RowStride + jc // B's (pc, jc) when direct
 			load := pc > 0
 			for ic := t.i0; ic < t.i1; ic += mc {
 				mcb := min(mc, t.i1-ic)
-				packA(w.a, a, t.b, ic, mcb, pc, kcb, g.simd)
+				packA(w.a, a, t.b, ic, mcb, pc, kcb, g.SIMD())
 				// tile computes the mr×nr tile at (ir, jr) of the block.
 				tile := func(ir, jr int) {
 					if !packed {
-						packB(w.b, b, t.b, pc, kcb, jc, ncb, g.isa())
+						packB(w.b, b, t.b, pc, kcb, jc, ncb, g.level)
 						packed = true
 					}
 					bp := bpk[jr*kcb : (jr+nr)*kcb]
@@ -341,7 +335,7 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 					}
 				}
 				for jr := 0; jr < ncb; jr += nr {
-					if !g.avx512 || jr+2*nr > ncb {
+					if !wide || jr+2*nr > ncb {
 						for ir := 0; ir < mcb; ir += mr {
 							tile(ir, jr)
 						}
@@ -372,7 +366,7 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 }
 
 func (g *Gemm) kernel(k int, a, b, c []float32, ldc int, load bool) {
-	if g.simd {
+	if g.SIMD() {
 		kernelSIMD(k, a, b, c, ldc, load)
 		return
 	}

@@ -140,7 +140,7 @@ func TestSerialKeepsKernel(t *testing.T) {
 		g := NewGemm(opts...)
 		s := g.serial()
 		require.Equal(t, g.Kernel(), s.Kernel())
-		require.Equal(t, g.isa(), s.isa())
+		require.Equal(t, g.level, s.level)
 		require.Equal(t, 1, s.workers)
 	}
 }
@@ -306,7 +306,7 @@ func BenchmarkPack(b *testing.B) {
 		if level == isaAVX2 && !hasSIMD || level == isaAVX512 && !hasAVX512 {
 			continue
 		}
-		name := [...]string{"go", "avx2", "avx512"}[level]
+		name := level.String()
 		if level < isaAVX512 {
 			b.Run("A/"+name, func(b *testing.B) {
 				b.SetBytes(4 * rows * depth)
