@@ -227,10 +227,16 @@ func transposeRows(dst, src []float32, dims, perm []int, r0, r1 int) {
 	}
 	for o := r0 * last; o < r1*last; o += last {
 		row := dst[o : o+last]
-		s := off
-		for j := range row {
-			row[j] = src[s]
-			s += ls
+		if ls == 1 {
+			// The last axis stays last (e.g. heads moved around whole
+			// vectors): a row is one contiguous copy.
+			copy(row, src[off:off+last])
+		} else {
+			s := off
+			for j := range row {
+				row[j] = src[s]
+				s += ls
+			}
 		}
 		for a := rank - 2; a >= 0; a-- {
 			idx[a]++

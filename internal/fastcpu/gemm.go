@@ -61,6 +61,7 @@ type Gemm struct {
 type workBuf struct {
 	a, b []float32
 	tile [mr * nr]float32
+	wide [4 * mr * nr]float32 // a 12×32 edge tile of the AVX-512 kernel
 }
 
 // GemmOption configures NewGemm.
@@ -353,6 +354,30 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 							continue
 						}
 						kernelWide(kcb, ap, bpk[jr*kcb:(jr+2*nr)*kcb], cp, n, load)
+					}
+					if mcb-ir > mr {
+						// Rows left over fill more than one panel: the
+						// wide kernel on both (packA zero-fills the
+						// partial one) costs half of four narrow tiles.
+						ap := w.a[ir*kcb : (ir+2*mr)*kcb]
+						if direct {
+							kernelWideB(kcb, ap, b.Data[bRow+jr:], b.RowStride, w.wide[:], 2*nr, false)
+						} else {
+							kernelWide(kcb, ap, bpk[jr*kcb:(jr+2*nr)*kcb], w.wide[:], 2*nr, false)
+						}
+						off := (ic+ir)*n + jc + jr
+						for i := 0; i < mcb-ir; i++ {
+							dst := cb[off+i*n : off+i*n+2*nr]
+							src := w.wide[i*2*nr : (i+1)*2*nr]
+							if load {
+								for j := range dst {
+									dst[j] += src[j]
+								}
+							} else {
+								copy(dst, src)
+							}
+						}
+						ir = mcb
 					}
 					for ; ir < mcb; ir += mr {
 						tile(ir, jr)
