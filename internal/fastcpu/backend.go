@@ -35,6 +35,7 @@ type Backend struct {
 	fusedRowOps      atomic.Int64
 	bf16Operands     atomic.Int64
 	constantBytes    atomic.Int64
+	nativeGathers    atomic.Int64
 }
 
 // Stats counts what this backend's compilations lowered natively.
@@ -45,13 +46,15 @@ type Stats struct {
 	FusedRowOps    int64 // RMSNorm, rotary and SwiGLU chains fused into one pass (see rowops.go)
 	BF16Operands   int64 // products reading a bfloat16 weight without converting it first
 	ConstantBytes  int64 // bytes of folded constants the compiled executables keep
+	NativeGathers  int64 // row gathers (embedding lookups) copied row by row
 }
 
 // Stats returns the counts over all graphs compiled by b so far.
 func (b *Backend) Stats() Stats {
 	return Stats{FusedAttention: b.fusedAttention.Load(), NativeProducts: b.nativeProducts.Load(),
 		NativeElemwise: b.nativeElemwise.Load(), FusedRowOps: b.fusedRowOps.Load(),
-		BF16Operands: b.bf16Operands.Load(), ConstantBytes: b.constantBytes.Load()}
+		BF16Operands: b.bf16Operands.Load(), ConstantBytes: b.constantBytes.Load(),
+		NativeGathers: b.nativeGathers.Load()}
 }
 
 var _ backends.Backend = (*Backend)(nil)

@@ -19,12 +19,13 @@ var ErrBuild = errors.New("fastgo")
 type nodeKind int
 
 const (
-	kindSeg   nodeKind = iota // an op run by simplego inside a segment
-	kindParam                 // a parameter of the whole graph
-	kindDot                   // a float32 DotGeneral run by Gemm
-	kindAttn                  // a fused masked-softmax attention (see attention.go)
-	kindElem                  // a float32 elementwise op run natively (see elementwise.go)
-	kindRow                   // a fused chain of float32 row-wise ops (see rowops.go)
+	kindSeg    nodeKind = iota // an op run by simplego inside a segment
+	kindParam                  // a parameter of the whole graph
+	kindDot                    // a float32 DotGeneral run by Gemm
+	kindAttn                   // a fused masked-softmax attention (see attention.go)
+	kindElem                   // a float32 elementwise op run natively (see elementwise.go)
+	kindRow                    // a fused chain of float32 row-wise ops (see rowops.go)
+	kindGather                 // a Gather of whole rows (see gather.go)
 )
 
 type buildFn func(sb backends.Builder, in []backends.Op) (backends.Op, error)
@@ -43,11 +44,12 @@ type node struct {
 	shadow  backends.Op
 	uses    int // number of nodes reading this one
 
-	param int      // kindParam: parameter index
-	dot   *dotPlan // kindDot
-	attn  *attnPlan
-	elem  *elemPlan
-	row   *rowPlan
+	param  int      // kindParam: parameter index
+	dot    *dotPlan // kindDot
+	attn   *attnPlan
+	elem   *elemPlan
+	row    *rowPlan
+	gather *gatherPlan
 
 	// Set by Compile for kindSeg nodes.
 	seg *segment
@@ -322,6 +324,8 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		if live[n.id] && !isConst[n.id] {
 			if p := planElementwise(n); p != nil {
 				n.kind, n.elem = kindElem, p
+			} else if p := planGather(n); p != nil {
+				n.kind, n.gather = kindGather, p
 			}
 		}
 	}
@@ -335,7 +339,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		switch n.kind {
 		case kindParam:
 			continue
-		case kindDot, kindAttn, kindElem, kindRow:
+		case kindDot, kindAttn, kindElem, kindRow, kindGather:
 			switch n.kind {
 			case kindDot:
 				b.backend.nativeProducts.Add(1)
@@ -348,6 +352,8 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 				b.backend.nativeElemwise.Add(1)
 			case kindRow:
 				b.backend.fusedRowOps.Add(1)
+			case kindGather:
+				b.backend.nativeGathers.Add(1)
 			}
 			for _, in := range n.inputs {
 				export(in)

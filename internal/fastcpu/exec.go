@@ -146,6 +146,8 @@ func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends
 			err = r.elementwise(st.native)
 		case st.native.kind == kindRow:
 			err = r.rowOp(st.native)
+		case st.native.kind == kindGather:
+			err = r.gather(st.native)
 		default:
 			err = r.attention(st.native)
 		}
