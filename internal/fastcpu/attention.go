@@ -3,6 +3,7 @@ package fastcpu
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -37,6 +38,9 @@ type attnPlan struct {
 	blocks     []attnBlock
 	gemm       *Gemm     // single-threaded; blocks run in parallel
 	scratch    sync.Pool // *attnScratch
+	// The summary of a mask that is a folded constant, made on first use.
+	constMask    sync.Once
+	constSummary *maskSummary
 }
 
 type attnBlock struct{ r0, r1 int }
@@ -315,22 +319,14 @@ func (r *run) attention(n *node) error {
 	k := view(p.scores.rhs, data[1])
 	v := view(p.pv.rhs, data[3])
 
-	// Summaries of the distinct mask rows: last unmasked key + 1, and whether
-	// the row is a prefix (all keys before that unmasked).
-	lims := make([]int32, len(p.maskRows))
-	prefix := make([]bool, len(p.maskRows))
-	for id, mo := range p.maskRows {
-		l := p.keys
-		for l > 0 && !mask[mo+(l-1)*p.maskStep] {
-			l--
-		}
-		pre := true
-		for j := 0; j < l && pre; j++ {
-			pre = mask[mo+j*p.maskStep]
-		}
-		lims[id], prefix[id] = int32(l), pre
+	// A folded constant mask (the causal mask) is summarised once.
+	var ms *maskSummary
+	if r.e.isConst[n.inputs[2].id] {
+		p.constMask.Do(func() { p.constSummary = p.summarize(mask) })
+		ms = p.constSummary
+	} else {
+		ms = p.summarize(mask)
 	}
-	ms := maskSummary{mask: mask, lims: lims, prefix: prefix}
 
 	var next atomic.Int64
 	work := func() {
@@ -348,7 +344,7 @@ func (r *run) attention(n *node) error {
 			if i >= len(p.blocks) {
 				return
 			}
-			p.block(p.blocks[i], sc, q, k, v, ms, c)
+			p.block(p.blocks[ms.order[i]], sc, q, k, v, ms, c)
 		}
 	}
 	workers := min(r.e.backend.gemm.workers, len(p.blocks))
@@ -374,10 +370,47 @@ type maskSummary struct {
 	mask   []bool
 	lims   []int32
 	prefix []bool
+	order  []int // blocks, costliest first
+}
+
+// summarize returns, for each distinct mask row, its last unmasked key + 1
+// and whether the row is a prefix (all keys before that unmasked); and the
+// blocks in decreasing order of their work (rows × keys read). Handing the
+// costliest blocks out first keeps the workers' finishing times close: in
+// causal attention the last rows cost the most, and taken last they left
+// one core idle for up to a block's time.
+func (p *attnPlan) summarize(mask []bool) *maskSummary {
+	lims := make([]int32, len(p.maskRows))
+	prefix := make([]bool, len(p.maskRows))
+	for id, mo := range p.maskRows {
+		l := p.keys
+		for l > 0 && !mask[mo+(l-1)*p.maskStep] {
+			l--
+		}
+		pre := true
+		for j := 0; j < l && pre; j++ {
+			pre = mask[mo+j*p.maskStep]
+		}
+		lims[id], prefix[id] = int32(l), pre
+	}
+	cost := make([]int, len(p.blocks))
+	order := make([]int, len(p.blocks))
+	for i, blk := range p.blocks {
+		lim := p.keys
+		if p.negInfFill {
+			lim = 0
+			for r := blk.r0; r < blk.r1; r++ {
+				lim = max(lim, int(lims[p.rowMask[r]]))
+			}
+		}
+		cost[i], order[i] = (blk.r1-blk.r0)*lim, i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cost[b] - cost[a] })
+	return &maskSummary{mask: mask, lims: lims, prefix: prefix, order: order}
 }
 
 // block computes output rows [blk.r0, blk.r1).
-func (p *attnPlan) block(blk attnBlock, sc *attnScratch, q, k, v Strided, ms maskSummary, c []float32) {
+func (p *attnPlan) block(blk attnBlock, sc *attnScratch, q, k, v Strided, ms *maskSummary, c []float32) {
 	rows := blk.r1 - blk.r0
 	depth := p.scores.k
 	keys := p.keys

@@ -21,6 +21,7 @@ type Executable struct {
 	outputs []*node
 	uses    []int  // per node id: reads by steps (outputs excluded)
 	isOut   []bool // per node id
+	isConst []bool // per node id: a folded constant (in consts)
 	consts  []constValue
 	scratch sync.Pool
 }
@@ -29,7 +30,10 @@ var _ backends.Executable = (*Executable)(nil)
 
 func newExecutable(b *Builder, steps []step, outputs []*node, consts []constValue) *Executable {
 	e := &Executable{backend: b.backend, names: b.paramNames, params: b.params, steps: steps, outputs: outputs,
-		uses: make([]int, len(b.nodes)), isOut: make([]bool, len(b.nodes)), consts: consts}
+		uses: make([]int, len(b.nodes)), isOut: make([]bool, len(b.nodes)), isConst: make([]bool, len(b.nodes)), consts: consts}
+	for _, c := range consts {
+		e.isConst[c.n.id] = true
+	}
 	for _, st := range steps {
 		if st.seg != nil {
 			for _, n := range st.seg.imports {
