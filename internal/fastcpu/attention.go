@@ -269,6 +269,7 @@ func attnBlocks(p *attnPlan, workers int) []attnBlock {
 type attnScratch struct {
 	q, s []float32
 	lim  []int
+	inv  []float32 // per row: the softmax normaliser applied after P·V
 }
 
 func (r *run) attention(n *node) error {
@@ -336,6 +337,7 @@ func (r *run) attention(n *node) error {
 				q:   make([]float32, attnRows*p.scores.k),
 				s:   make([]float32, attnRows*p.keys),
 				lim: make([]int, attnRows),
+				inv: make([]float32, attnRows),
 			}
 		}
 		defer p.scratch.Put(sc)
@@ -445,11 +447,17 @@ func (p *attnPlan) block(blk attnBlock, sc *attnScratch, q, k, v Strided, ms *ma
 		p.gemm.MatMul(1, rows, lim, depth, Strided{Data: sc.q, RowStride: depth, ColStride: 1}, kb, s)
 	}
 	// Masked, scaled softmax of each row.
-	simd := p.gemm.SIMD()
+	simd, wide := p.gemm.SIMD(), p.gemm.level >= isaAVX512
+	expSubSum := func(x []float32, mx, scale float32) float32 {
+		if simd {
+			return expSubSumSIMD(x, mx, scale, wide)
+		}
+		return expSubSumGo(x, mx, scale)
+	}
 	for i := 0; i < rows; i++ {
 		row := s[i*lim : (i+1)*lim]
 		id := p.rowMask[blk.r0+i]
-		var mx float32
+		sc.inv[i] = 1
 		if p.negInfFill && ms.prefix[id] {
 			// Unmasked prefix: keys [0,l) count, the rest are exp(-Inf) = 0.
 			l := sc.lim[i]
@@ -458,20 +466,39 @@ func (p *attnPlan) block(blk attnBlock, sc *attnScratch, q, k, v Strided, ms *ma
 			}
 			live := row[:l]
 			var sum float32
-			if simd {
-				mx = scaleMaxSIMD(live, p.scale)
-				sum = expSubSumSIMD(live, mx)
-				mulSIMD(live, 1/sum)
+			if p.scale > 0 {
+				// One read for the maximum, one pass for exp(x·scale -
+				// max·scale); the row is normalised after P·V, on dOut
+				// values instead of l.
+				var mx float32
+				if simd {
+					mx = maxSIMD(live, wide)
+				} else {
+					mx = maxGo(live)
+				}
+				// Masked keys up to a multiple of 16 (within the row)
+				// join as -Inf, whose exp is at most 1.2e-38, so the
+				// vector loops cover the row instead of a scalar tail.
+				pad := min(roundUp(l, 16), lim)
+				for j := l; j < pad; j++ {
+					row[j] = negInf
+				}
+				sum = expSubSum(row[:pad], mx*p.scale, p.scale)
 			} else {
-				mx = scaleMaxGo(live, p.scale)
-				sum = expSubSumGo(live, mx)
-				mulGo(live, 1/sum)
+				var mx float32
+				if simd {
+					mx = scaleMaxSIMD(live, p.scale)
+				} else {
+					mx = scaleMaxGo(live, p.scale)
+				}
+				sum = expSubSum(live, mx, 1)
 			}
+			sc.inv[i] = 1 / sum
 			clear(row[l:])
 			continue
 		}
 		mo := p.maskRows[id]
-		mx = negInf
+		mx := negInf
 		if lim < keys {
 			mx = p.fill // keys past lim are masked
 		}
@@ -487,12 +514,7 @@ func (p *attnPlan) block(blk attnBlock, sc *attnScratch, q, k, v Strided, ms *ma
 			sc.lim[i] = 0 // NaN row, as softmax of all -Inf
 			continue
 		}
-		var sum float32
-		if simd {
-			sum = expSubSumSIMD(row, mx)
-		} else {
-			sum = expSubSumGo(row, mx)
-		}
+		sum := expSubSum(row, mx, 1)
 		if lim < keys && !p.negInfFill {
 			sum += float32(keys-lim) * float32(math.Exp(float64(p.fill-mx)))
 		}
@@ -516,10 +538,17 @@ func (p *attnPlan) block(blk attnBlock, sc *attnScratch, q, k, v Strided, ms *ma
 	vb.Data = v.Data[b2*v.BatchStride:]
 	p.gemm.MatMul(1, rows, dOut, lim, Strided{Data: s, RowStride: lim, ColStride: 1}, vb, o)
 	for i := 0; i < rows; i++ {
-		if sc.lim[i] == 0 {
-			nan := float32(math.NaN())
-			for j := range dOut {
-				o[i*dOut+j] = nan
+		out := o[i*dOut : (i+1)*dOut]
+		switch {
+		case sc.lim[i] == 0:
+			for j := range out {
+				out[j] = float32(math.NaN())
+			}
+		case sc.inv[i] != 1:
+			if simd {
+				mulSIMD(out, sc.inv[i])
+			} else {
+				mulGo(out, sc.inv[i])
 			}
 		}
 	}

@@ -191,34 +191,54 @@ func TestSoftmaxRowKernels(t *testing.T) {
 	if !hasSIMD {
 		t.Skip("no AVX2+FMA here: the Go row kernels are the only ones")
 	}
-	r := rand.New(rand.NewSource(2))
-	for _, n := range []int{0, 1, 7, 8, 9, 31, 64, 1000} {
-		x := randSlice(r, n)
-		for i := range x {
-			x[i] *= 20
-		}
-		a, b := append([]float32(nil), x...), append([]float32(nil), x...)
-		ma, mb := scaleMaxGo(a, 0.37), scaleMaxSIMD(b, 0.37)
-		require.Equal(t, ma, mb, "max n=%d", n)
-		require.Equal(t, a, b, "scaled n=%d", n)
-		sa, sb := expSubSumGo(a, ma), expSubSumSIMD(b, mb)
-		require.InDelta(t, sa, sb, 1e-5*float64(sa), "sum n=%d", n)
-		for i := range a {
-			require.InDelta(t, a[i], b[i], 2e-7*float64(a[i])+1e-37, "exp n=%d i=%d", n, i)
-		}
-		mulGo(a, 1/sa)
-		mulSIMD(b, 1/sb)
-		for i := range a {
-			require.InDelta(t, a[i], b[i], 1e-6*float64(a[i])+1e-37, "normalised n=%d i=%d", n, i)
-		}
+	widths := []bool{false}
+	if hasAVX512 {
+		widths = append(widths, true)
+	} else {
+		t.Log("no AVX-512 here: only the 8-lane kernels are compared")
 	}
-	// Far below the maximum, exp flushes to (almost) zero instead of misbehaving.
-	x := []float32{0, -100, -1000, float32(math.Inf(-1)), -87, -88, -89, -50}
-	expSubSumSIMD(x, 0)
-	require.InDelta(t, 1, x[0], 1e-7)
-	for _, v := range x[1:] {
-		require.False(t, math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) || v < 0, "exp gave %g", v)
-		require.Less(t, v, float32(3e-22))
+	r := rand.New(rand.NewSource(2))
+	for _, wide := range widths {
+		for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 64, 1000} {
+			x := randSlice(r, n)
+			for i := range x {
+				x[i] *= 20
+			}
+			require.Equal(t, maxGo(x), maxSIMD(x, wide), "max n=%d wide=%v", n, wide)
+			a, b := append([]float32(nil), x...), append([]float32(nil), x...)
+			ma, mb := scaleMaxGo(a, 0.37), scaleMaxSIMD(b, 0.37)
+			require.Equal(t, ma, mb, "scaled max n=%d", n)
+			require.Equal(t, a, b, "scaled n=%d", n)
+			for _, scale := range []float32{1, 0.37} {
+				a, b := append([]float32(nil), x...), append([]float32(nil), x...)
+				mx := maxGo(x) * scale
+				sa, sb := expSubSumGo(a, mx, scale), expSubSumSIMD(b, mx, scale, wide)
+				require.InDelta(t, sa, sb, 1e-5*float64(sa), "sum n=%d scale=%g wide=%v", n, scale, wide)
+				// The Go exponent is exact in float64; the SIMD one rounds
+				// x·scale-mx (once, or twice in the scalar tail: an absolute
+				// error of up to an ulp of |x·scale| and of the difference,
+				// which is the relative error of the result) and adds the
+				// polynomial's 1e-7 (3e-7: two ulps near 1).
+				tol := make([]float64, n)
+				for i := range a {
+					tol[i] = 3e-7 + 1.2e-7*(math.Abs(float64(x[i]*scale))+math.Abs(float64(x[i]*scale-mx)))
+					require.InDelta(t, a[i], b[i], tol[i]*float64(a[i])+1e-37, "exp n=%d i=%d scale=%g wide=%v", n, i, scale, wide)
+				}
+				mulGo(a, 1/sa)
+				mulSIMD(b, 1/sb)
+				for i := range a {
+					require.InDelta(t, a[i], b[i], (tol[i]+1e-5)*float64(a[i])+1e-37, "normalised n=%d i=%d", n, i)
+				}
+			}
+		}
+		// Far below the maximum, exp flushes to (almost) zero instead of misbehaving.
+		x := []float32{0, -100, -1000, float32(math.Inf(-1)), -87, -88, -89, -50, -90, -1e30, -3, -7, -200, -86, -60, -95}
+		expSubSumSIMD(x, 0, 1, wide)
+		require.InDelta(t, 1, x[0], 1e-7)
+		for _, v := range x[1:] {
+			require.False(t, math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) || v < 0, "exp gave %g", v)
+			require.Less(t, v, float32(0.05))
+		}
 	}
 }
 

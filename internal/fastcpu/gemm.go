@@ -335,7 +335,43 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 						}
 					}
 				}
+				// wideAside runs the AVX-512 kernel on the 12×32 tile at
+				// (ir, jr) into w.wide and adds or copies its first rows×cols
+				// values into C (edge tiles; B in place or packed).
+				wideAside := func(ir, jr, rows, cols int) {
+					ap := w.a[ir*kcb : (ir+2*mr)*kcb]
+					if direct {
+						kernelWideB(kcb, ap, b.Data[bRow+jr:], b.RowStride, w.wide[:], 2*nr, false)
+					} else {
+						kernelWide(kcb, ap, bpk[jr*kcb:(jr+2*nr)*kcb], w.wide[:], 2*nr, false)
+					}
+					off := (ic+ir)*n + jc + jr
+					for i := 0; i < rows; i++ {
+						dst := cb[off+i*n : off+i*n+cols]
+						src := w.wide[i*2*nr : i*2*nr+cols]
+						if load {
+							for j := range dst {
+								dst[j] += src[j]
+							}
+						} else {
+							copy(dst, src)
+						}
+					}
+				}
 				for jr := 0; jr < ncb; jr += nr {
+					if wide && direct && jr+2*nr > ncb && len(b.Data)-(bRow+jr) >= (kcb-1)*b.RowStride+2*nr {
+						// The last columns of an in-place B: B's rows go on
+						// past them (e.g. Kᵀ's keys past a block's last
+						// one), so the wide kernel reads 32 columns and
+						// keeps the ones that exist, where four narrow
+						// tiles would first pack the whole block of B.
+						// Rows past mcb (a stale second A panel) are
+						// computed and dropped.
+						for ir := 0; ir < mcb; ir += 2 * mr {
+							wideAside(ir, jr, min(2*mr, mcb-ir), ncb-jr)
+						}
+						break
+					}
 					if !wide || jr+2*nr > ncb {
 						for ir := 0; ir < mcb; ir += mr {
 							tile(ir, jr)
@@ -355,28 +391,15 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 						}
 						kernelWide(kcb, ap, bpk[jr*kcb:(jr+2*nr)*kcb], cp, n, load)
 					}
-					if mcb-ir > mr {
+					if mcb-ir > mr || direct && ir < mcb {
 						// Rows left over fill more than one panel: the
 						// wide kernel on both (packA zero-fills the
 						// partial one) costs half of four narrow tiles.
-						ap := w.a[ir*kcb : (ir+2*mr)*kcb]
-						if direct {
-							kernelWideB(kcb, ap, b.Data[bRow+jr:], b.RowStride, w.wide[:], 2*nr, false)
-						} else {
-							kernelWide(kcb, ap, bpk[jr*kcb:(jr+2*nr)*kcb], w.wide[:], 2*nr, false)
-						}
-						off := (ic+ir)*n + jc + jr
-						for i := 0; i < mcb-ir; i++ {
-							dst := cb[off+i*n : off+i*n+2*nr]
-							src := w.wide[i*2*nr : (i+1)*2*nr]
-							if load {
-								for j := range dst {
-									dst[j] += src[j]
-								}
-							} else {
-								copy(dst, src)
-							}
-						}
+						// With B in place, fewer rows go the same way
+						// (the same cost as two narrow tiles, and no
+						// packing of B); a stale second panel's rows are
+						// computed and dropped.
+						wideAside(ir, jr, mcb-ir, 2*nr)
 						ir = mcb
 					}
 					for ; ir < mcb; ir += mr {

@@ -8,15 +8,25 @@ var negInf = float32(math.Inf(-1))
 // simplego does (float64 math.Exp, rounded); the SIMD versions use expPoly's
 // polynomial (relative error about 1e-7).
 
-// expSubSumGo sets x[i] = exp(x[i]-mx) and returns their float32 sum.
-func expSubSumGo(x []float32, mx float32) float32 {
+// expSubSumGo sets x[i] = exp(x[i]·scale - mx) and returns their float32
+// sum.
+func expSubSumGo(x []float32, mx, scale float32) float32 {
 	var sum float32
 	for i, v := range x {
-		e := float32(math.Exp(float64(v - mx)))
+		e := float32(math.Exp(float64(v)*float64(scale) - float64(mx)))
 		x[i] = e
 		sum += e
 	}
 	return sum
+}
+
+// maxGo returns the maximum of x (-Inf if empty).
+func maxGo(x []float32) float32 {
+	mx := negInf
+	for _, v := range x {
+		mx = max(mx, v)
+	}
+	return mx
 }
 
 // scaleMaxGo sets x[i] *= scale and returns the maximum (-Inf if empty).

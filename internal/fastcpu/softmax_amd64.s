@@ -118,14 +118,16 @@ DATA expc<>+440(SB)/4, $0x42b00000
 DATA expc<>+444(SB)/4, $0x42b00000
 GLOBL expc<>(SB), RODATA|NOPTR, $448
 
-// func expSubSumAVX2(x *float32, n int, mx float32) float32
+// func expSubSumAVX2(x *float32, n int, mx, scale float32) float32
 //
-// x[i] = exp(x[i] - mx) for i < n (n a multiple of 8, x[i] <= mx);
-// returns the sum of the new values.
+// x[i] = exp(x[i]·scale - mx) for i < n (n a multiple of 8, one rounding
+// for the product and difference; x[i]·scale <= mx); returns the sum of
+// the new values.
 TEXT ·expSubSumAVX2(SB), NOSPLIT, $0-28
 	MOVQ x+0(FP), DI
 	MOVQ n+8(FP), CX
 	VBROADCASTSS mx+16(FP), Y15
+	VBROADCASTSS scale+20(FP), Y10
 	VXORPS Y14, Y14, Y14
 	VMOVUPS expc<>+32(SB), Y11
 	VMOVUPS expc<>+128(SB), Y8
@@ -140,7 +142,7 @@ TEXT ·expSubSumAVX2(SB), NOSPLIT, $0-28
 
 exploop:
 	VMOVUPS (DI), Y0
-	VSUBPS Y15, Y0, Y0
+	VFMSUB213PS Y15, Y10, Y0
 	VMAXPS expc<>+0(SB), Y0, Y0
 	VMULPS Y11, Y0, Y1
 	VROUNDPS $0, Y1, Y1
@@ -279,4 +281,125 @@ logloop:
 
 logdone:
 	VZEROUPPER
+	RET
+
+// func maxAVX2(x *float32, n int) float32
+//
+// The maximum of x[i] for i < n (n a multiple of 8; -Inf when n is 0).
+TEXT ·maxAVX2(SB), NOSPLIT, $0-20
+	MOVQ x+0(FP), DI
+	MOVQ n+8(FP), CX
+	VMOVUPS expc<>+352(SB), Y14
+	TESTQ CX, CX
+	JZ   rmaxdone
+
+rmaxloop:
+	VMAXPS (DI), Y14, Y14
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ  rmaxloop
+
+rmaxdone:
+	VEXTRACTF128 $1, Y14, X0
+	VMAXPS X14, X0, X0
+	VPERMILPS $0x4E, X0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0xB1, X0, X1
+	VMAXPS X1, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+16(FP)
+	RET
+
+// func expSubSumAVX512(x *float32, n int, mx, scale float32) float32
+//
+// expSubSumAVX2 with 16 lanes (n a multiple of 16); the same constants
+// and operations lane by lane, so each x[i] gets the same value.
+TEXT ·expSubSumAVX512(SB), NOSPLIT, $0-28
+	MOVQ x+0(FP), DI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS mx+16(FP), Z15
+	VBROADCASTSS scale+20(FP), Z10
+	VPXORD Z14, Z14, Z14
+	VBROADCASTSS expc<>+0(SB), Z9
+	VBROADCASTSS expc<>+32(SB), Z11
+	VBROADCASTSS expc<>+64(SB), Z16
+	VBROADCASTSS expc<>+96(SB), Z17
+	VBROADCASTSS expc<>+128(SB), Z8
+	VBROADCASTSS expc<>+160(SB), Z7
+	VBROADCASTSS expc<>+192(SB), Z6
+	VBROADCASTSS expc<>+224(SB), Z5
+	VBROADCASTSS expc<>+256(SB), Z4
+	VBROADCASTSS expc<>+288(SB), Z3
+	VBROADCASTSS expc<>+320(SB), Z2
+	VPBROADCASTD expc<>+384(SB), Z18
+	TESTQ CX, CX
+	JZ   exp16done
+
+exp16loop:
+	VMOVUPS (DI), Z0
+	VFMSUB213PS Z15, Z10, Z0
+	VMAXPS Z9, Z0, Z0
+	VMULPS Z11, Z0, Z1
+	VRNDSCALEPS $0, Z1, Z1
+	VFNMADD231PS Z16, Z1, Z0
+	VFNMADD231PS Z17, Z1, Z0
+	VMULPS Z0, Z0, Z13
+	VMOVAPS Z8, Z12
+	VFMADD213PS Z7, Z0, Z12
+	VFMADD213PS Z6, Z0, Z12
+	VFMADD213PS Z5, Z0, Z12
+	VFMADD213PS Z4, Z0, Z12
+	VFMADD213PS Z3, Z0, Z12
+	VFMADD213PS Z0, Z13, Z12
+	VADDPS Z2, Z12, Z12
+	VCVTPS2DQ Z1, Z1
+	VPADDD Z18, Z1, Z1
+	VPSLLD $23, Z1, Z1
+	VMULPS Z1, Z12, Z12
+	VMOVUPS Z12, (DI)
+	VADDPS Z12, Z14, Z14
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ  exp16loop
+
+exp16done:
+	VEXTRACTF32X8 $1, Z14, Y0
+	VADDPS Y14, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VPERMILPS $0x4E, X0, X1
+	VADDPS X1, X0, X0
+	VPERMILPS $0xB1, X0, X1
+	VADDPS X1, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func maxAVX512(x *float32, n int) float32
+//
+// maxAVX2 with 16 lanes (n a multiple of 16).
+TEXT ·maxAVX512(SB), NOSPLIT, $0-20
+	MOVQ x+0(FP), DI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS expc<>+352(SB), Z14
+	TESTQ CX, CX
+	JZ   max16done
+
+max16loop:
+	VMAXPS (DI), Z14, Z14
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ  max16loop
+
+max16done:
+	VEXTRACTF32X8 $1, Z14, Y0
+	VMAXPS Y14, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0x4E, X0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0xB1, X0, X1
+	VMAXPS X1, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+16(FP)
 	RET

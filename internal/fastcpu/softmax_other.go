@@ -2,7 +2,11 @@
 
 package fastcpu
 
-func expSubSumSIMD(x []float32, mx float32) float32 { return expSubSumGo(x, mx) }
+func expSubSumSIMD(x []float32, mx, scale float32, _ bool) float32 {
+	return expSubSumGo(x, mx, scale)
+}
+
+func maxSIMD(x []float32, _ bool) float32 { return maxGo(x) }
 
 func scaleMaxSIMD(x []float32, scale float32) float32 { return scaleMaxGo(x, scale) }
 
