@@ -33,6 +33,7 @@ type attnPlan struct {
 	// contiguous or broadcast).
 	rowB, rowM []int32
 	rowMask    []int32 // index into maskRows
+	qRows      []int   // per Q·K row (batch·m + m): its query's offset in Q as given; nil: Q is viewed
 	maskRows   []int   // distinct mask row offsets
 	maskStep   int     // stride of the mask along the key axis (0: broadcast)
 	blocks     []attnBlock
@@ -199,6 +200,11 @@ func matchAttention(out *node) (*attnPlan, []*node) {
 		stride *= md[i]
 	}
 	plan.scores = sp
+	if sp.lhs.perm != nil {
+		// Each block gathers its query rows anyway: it reads them where
+		// they are instead of after a transposed copy of all of Q.
+		plan.qRows = rowOffsets(sp.lhs.dims, sp.lhs.perm)
+	}
 	plan.maskStep = maskStrides[rank-1]
 	// Row tables.
 	xd := x.shape.Dimensions
@@ -316,7 +322,10 @@ func (r *run) attention(n *node) error {
 		v.Data = *buf
 		return v
 	}
-	q := view(p.scores.lhs, data[0])
+	q := Strided{Data: data[0]} // read through p.qRows
+	if p.qRows == nil {
+		q = view(p.scores.lhs, data[0])
+	}
 	k := view(p.scores.rhs, data[1])
 	v := view(p.pv.rhs, data[3])
 
@@ -431,6 +440,11 @@ func (p *attnPlan) block(blk attnBlock, sc *attnScratch, q, k, v Strided, ms *ma
 	for i := 0; i < rows; i++ {
 		m := int(p.rowM[blk.r0+i])
 		dst := sc.q[i*depth : (i+1)*depth]
+		if p.qRows != nil {
+			base := p.qRows[b*p.scores.m+m]
+			copy(dst, q.Data[base:base+depth])
+			continue
+		}
 		base := b*q.BatchStride + m*q.RowStride
 		if q.ColStride == 1 {
 			copy(dst, q.Data[base:base+depth])

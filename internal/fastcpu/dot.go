@@ -225,13 +225,31 @@ func transposeRows(dst, src []float32, dims, perm []int, r0, r1 int) {
 		rem /= outDims[a]
 		off += idx[a] * strides[a]
 	}
-	for o := r0 * last; o < r1*last; o += last {
-		row := dst[o : o+last]
-		if ls == 1 {
+	// Swapping the last two axes (e.g. keys [S, D] into Kᵀ [D, S]): the
+	// rows of 16 consecutive destination rows are filled a column at a
+	// time from 16 contiguous source values, so each source line is read
+	// once instead of once per destination row.
+	tiled := rank >= 2 && ls != 1 && strides[rank-2] == 1
+	for o := r0; o < r1; o++ {
+		row := dst[o*last : (o+1)*last]
+		switch {
+		case tiled && idx[rank-2]+16 <= outDims[rank-2] && o+16 <= r1:
+			rows := dst[o*last : (o+16)*last]
+			for j, s := 0, off; j < last; j, s = j+1, s+ls {
+				v := src[s : s+16]
+				for i, x := range v {
+					rows[i*last+j] = x
+				}
+			}
+			// Advance 15 rows here, the 16th below.
+			idx[rank-2] += 15
+			off += 15 * strides[rank-2]
+			o += 15
+		case ls == 1:
 			// The last axis stays last (e.g. heads moved around whole
 			// vectors): a row is one contiguous copy.
 			copy(row, src[off:off+last])
-		} else {
+		default:
 			s := off
 			for j := range row {
 				row[j] = src[s]
@@ -248,4 +266,41 @@ func transposeRows(dst, src []float32, dims, perm []int, r0, r1 int) {
 			idx[a] = 0
 		}
 	}
+}
+
+// rowOffsets returns, for a transposition of an array (dimensions dims)
+// that keeps its last axis last, the source offset of every destination
+// row; nil when the last axis moves.
+func rowOffsets(dims, perm []int) []int {
+	rank := len(dims)
+	if rank == 0 || perm[rank-1] != rank-1 {
+		return nil
+	}
+	srcStrides := make([]int, rank)
+	stride := 1
+	for a := rank - 1; a >= 0; a-- {
+		srcStrides[a] = stride
+		stride *= dims[a]
+	}
+	rows := 1
+	for _, a := range perm[:rank-1] {
+		rows *= dims[a]
+	}
+	offs := make([]int, 0, rows)
+	idx := make([]int, rank-1)
+	off := 0
+	for range rows {
+		offs = append(offs, off)
+		for i := rank - 2; i >= 0; i-- {
+			a := perm[i]
+			idx[i]++
+			off += srcStrides[a]
+			if idx[i] < dims[a] {
+				break
+			}
+			off -= srcStrides[a] * dims[a]
+			idx[i] = 0
+		}
+	}
+	return offs
 }

@@ -381,6 +381,17 @@ func TestTransposeParallel(t *testing.T) {
 				transposeParallel(got, src, dims, perm, workers)
 				require.Equal(t, want, got, "dims %v perm %v workers %d", dims, perm, workers)
 			}
+			// rowOffsets: where each destination row starts in src.
+			offs := rowOffsets(dims, perm)
+			if last := len(dims) - 1; perm[last] != last {
+				require.Nil(t, offs, "dims %v perm %v", dims, perm)
+			} else if size > 0 {
+				n := dims[last]
+				require.Len(t, offs, size/n)
+				for o, off := range offs {
+					require.Equal(t, src[off:off+n], want[o*n:(o+1)*n], "dims %v perm %v row %d", dims, perm, o)
+				}
+			}
 		}
 	}
 }
