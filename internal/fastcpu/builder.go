@@ -290,6 +290,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		live[n.id] = true
 		stack = append(stack, n.inputs...)
 	}
+	fuseNormRotary(b.nodes, live)
 
 	// Constant folding: ops that depend on no parameter (constants, iotas,
 	// the causal mask, rotary tables) are computed once, here, by one

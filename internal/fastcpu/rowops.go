@@ -12,6 +12,7 @@ import (
 //	RMSNorm: Mul(Mul(x, Rsqrt(Reshape(Mul(ReduceSum(Mul(x,x), last), c)) + eps)), Reshape(w))
 //	Rotary:  Add(Mul(x, cos), Mul(Concatenate(Neg(Slice(x, hi)), Slice(x, lo)), sin))
 //	SwiGLU:  Mul(Mul(g, Logistic(g)), up)
+//	RMSNormRotary: Rotary of an RMSNorm read by nothing else
 //
 // Each is the graph that backbone (and HF's Qwen3) writes; unfused, every
 // step is a pass over memory and the slices and concatenation run on
@@ -52,6 +53,39 @@ func fuseRowOps(nodes []*node) {
 		for _, in := range ins {
 			in.uses++
 		}
+	}
+}
+
+// fuseNormRotary merges a Rotary row op whose input is an RMSNorm row op
+// read by no other live node (Qwen3's query and key norms) into one pass
+// that keeps the normalised row aside. live is updated: the RMSNorm is no
+// longer computed.
+func fuseNormRotary(nodes []*node, live []bool) {
+	readers := make([]int, len(nodes))
+	for _, n := range nodes {
+		if live[n.id] {
+			for _, in := range n.inputs {
+				readers[in.id]++
+			}
+		}
+	}
+	for _, out := range nodes {
+		if !live[out.id] || out.kind != kindRow || out.row.op != "Rotary" {
+			continue
+		}
+		norm := out.inputs[0]
+		if norm.kind != kindRow || norm.row.op != "RMSNorm" || readers[norm.id] != 1 || out.inputs[1] == norm || out.inputs[2] == norm {
+			continue
+		}
+		plan := *out.row
+		plan.op, plan.scale, plan.eps = "RMSNormRotary", norm.row.scale, norm.row.eps
+		out.name, out.row = plan.op, &plan
+		out.inputs = append([]*node{norm.inputs[0], norm.inputs[1]}, out.inputs[1:]...)
+		norm.uses--
+		for _, in := range norm.inputs {
+			in.uses++
+		}
+		live[norm.id] = false
 	}
 }
 
@@ -283,26 +317,15 @@ func (p *rowPlan) rows(r0, r1 int, dst []float32, ins [][]float32, simd bool) {
 	case "RMSNorm":
 		x, gain := ins[0], ins[1][:w]
 		for r := r0; r < r1; r++ {
-			xr, out := x[r*w:(r+1)*w], dst[r*w:(r+1)*w]
-			var sum float32
-			done := 0
-			if simd {
-				sum, done = sumSquaresSIMD(xr)
-			}
-			for _, v := range xr[done:] {
-				sum += float32(v * v)
-			}
-			rs := float32(1 / math.Sqrt(float64(float32(sum*p.scale)+p.eps)))
-			done = 0
-			if simd {
-				done = scaleGainSIMD(out, xr, gain, rs)
-			}
-			for j := done; j < w; j++ {
-				out[j] = float32(xr[j]*rs) * gain[j]
-			}
+			p.rmsNorm(dst[r*w:(r+1)*w], x[r*w:(r+1)*w], gain, simd)
 		}
-	case "Rotary":
+	case "Rotary", "RMSNormRotary":
 		x, cos, sin := ins[0], ins[1], ins[2]
+		var normed, gain []float32
+		if p.op == "RMSNormRotary" {
+			gain, cos, sin = ins[1][:w], ins[2], ins[3]
+			normed = make([]float32, w)
+		}
 		h := w / 2
 		rank := len(p.dims)
 		for r := r0; r < r1; r++ {
@@ -313,6 +336,10 @@ func (p *rowPlan) rows(r0, r1 int, dst []float32, ins [][]float32, simd bool) {
 				rem /= p.dims[a]
 			}
 			xr, out := x[r*w:(r+1)*w], dst[r*w:(r+1)*w]
+			if normed != nil {
+				p.rmsNorm(normed, xr, gain, simd)
+				xr = normed
+			}
 			c, s := cos[t:t+w], sin[t:t+w]
 			if simd && rotarySIMD(out, xr, c, s) == w {
 				continue
@@ -341,5 +368,25 @@ func (p *rowPlan) rows(r0, r1 int, dst []float32, ins [][]float32, simd bool) {
 				out[j] = float32(gr[j]*out[j]) * ur[j]
 			}
 		}
+	}
+}
+
+// rmsNorm writes the RMS-normalised row x, times gain, into out.
+func (p *rowPlan) rmsNorm(out, x, gain []float32, simd bool) {
+	var sum float32
+	done := 0
+	if simd {
+		sum, done = sumSquaresSIMD(x)
+	}
+	for _, v := range x[done:] {
+		sum += float32(v * v)
+	}
+	rs := float32(1 / math.Sqrt(float64(float32(sum*p.scale)+p.eps)))
+	done = 0
+	if simd {
+		done = scaleGainSIMD(out, x, gain, rs)
+	}
+	for j := done; j < len(x); j++ {
+		out[j] = float32(x[j]*rs) * gain[j]
 	}
 }
