@@ -4,12 +4,15 @@
 //
 // Kernels:
 //   - Gemm: batched float32 matrix products of any strides, blocked for the
-//     caches (BLIS-style packing of A and B panels, with AVX2 transposing
-//     packers) around a 6×16 AVX2+FMA micro-kernel, split over the cores;
-//     float32 accumulation. A single product split by rows packs B once,
-//     shared by the workers.
+//     caches (BLIS-style packing of A and B panels, with transposing
+//     packers) around a 12×32 AVX-512 micro-kernel (which can also read a
+//     row-major B in place) where the CPU has AVX-512 and a 6×16 AVX2+FMA
+//     one elsewhere, split over the cores; float32 accumulation, one FMA
+//     chain per element in the same order on every path. A single product
+//     split by rows packs B once, shared by the workers.
 //   - Row kernels for softmax (max, exp, scale) and the logistic function
-//     (AVX2, Cephes-style polynomial exp with relative error about 1e-7).
+//     (AVX2, and AVX-512 for the softmax; Cephes-style polynomial exp with
+//     relative error about 1e-7).
 //
 // CPU features are detected at run time with golang.org/x/sys/cpu; without
 // AVX2+FMA, on other architectures or with the purego build tag, portable Go
@@ -20,7 +23,8 @@
 // op (skipping keys past each row's last unmasked one, which halves causal
 // attention) and the RMSNorm, rotary and SwiGLU chains into one pass each
 // (rowops.go), folds parameter-free subgraphs into constants, and runs
-// float32 DotGeneral, fused attention and large float32 elementwise ops
-// natively; every other op runs in segments compiled by GoMLX's pure Go
-// backend (simplego). See docs/performance.md for measurements.
+// float32 DotGeneral, fused attention, large float32 elementwise ops and
+// row gathers (embedding lookups) natively; every other op runs in
+// segments compiled by GoMLX's pure Go backend (simplego). See
+// docs/performance.md for measurements.
 package fastcpu
