@@ -91,6 +91,17 @@ func TestMatMulRandomShapes(t *testing.T) {
 				}
 				half.Data = nil
 				wantHalf := naive(batch, m, n, k, a, wide)
+				// A row-major B whose rows go on past column n (a view of
+				// a wider matrix, as attention's Kᵀ is): the AVX-512 path
+				// may read past n to fill a tile, and must drop what it
+				// reads there.
+				var padded Strided
+				var wantPadded []float64
+				if !bT {
+					ldb := n + 37
+					padded = Strided{Data: randSlice(r, batch*k*ldb), BatchStride: k * ldb, RowStride: ldb, ColStride: 1}
+					wantPadded = naive(batch, m, n, k, a, padded)
+				}
 				for name, g := range kernels {
 					what := fmt.Sprintf("%s b=%d m=%d n=%d k=%d aT=%v bT=%v", name, batch, m, n, k, aT, bT)
 					c := randSlice(r, batch*m*n) // garbage in C must be overwritten
@@ -98,6 +109,10 @@ func TestMatMulRandomShapes(t *testing.T) {
 					requireClose(t, want, c, k, what)
 					g.MatMul(batch, m, n, k, a, half, c)
 					requireClose(t, wantHalf, c, k, what+" bf16")
+					if padded.Data != nil {
+						g.MatMul(batch, m, n, k, a, padded, c)
+						requireClose(t, wantPadded, c, k, what+" padded B")
+					}
 				}
 			}
 		}
