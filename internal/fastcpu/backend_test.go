@@ -310,6 +310,31 @@ func TestConcurrentExecution(t *testing.T) {
 	for _, got := range results {
 		require.Equal(t, want, got)
 	}
+
+	// With the mask a constant, the executions share its summary, made by
+	// whichever runs first: all of them start together.
+	ec := MustNewExec(fast, func(q, k, v *Node) *Node {
+		mask := Const(q.Graph(), tensors.FromFlatDataAndDimensions(causal, 1, s, s))
+		att := attentionGraph(math.Inf(-1), 0.25, 2)(q, k, v, mask)
+		gate := Mul(att, Sigmoid(att))
+		return Add(gate, OnePlus(IotaFull(q.Graph(), gate.Shape())))
+	})
+	defer ec.Finalize()
+	fused := fast.Stats().FusedAttention
+	require.NoError(t, ec.PreCompile(args()[:3]...)) // compile once; no execution yet
+	require.Equal(t, fused+1, fast.Stats().FusedAttention, "attention over a constant mask was not fused")
+	for i := range results {
+		results[i] = nil
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = tensors.MustCopyFlatData[float32](ec.MustExec(args()[:3]...)[0])
+		}()
+	}
+	wg.Wait()
+	for _, got := range results {
+		require.Equal(t, want, got)
+	}
 }
 
 // TestNativeElementwiseMatchesSimplego checks the natively run elementwise
