@@ -155,7 +155,9 @@ func TestHostileInputs(t *testing.T) {
 				bound := int64(hostileBytesFactor*len(text) + hostileLineBytes*lines + hostileConstBytes)
 				t.Logf("%d bytes, %d lines: %v, peak memory +%.1f MB (bound %.1f MB), kept %d lines",
 					len(text), lines, elapsed.Round(time.Millisecond), float64(peak)/1e6, float64(bound)/1e6, len(res.KeptLines()))
-				require.LessOrEqual(t, peak, bound, "peak memory over the bound")
+				if !raceDetector {
+					require.LessOrEqual(t, peak, bound, "peak memory over the bound")
+				}
 
 				// A short deadline is noticed promptly.
 				ctx, cancel = context.WithTimeout(context.Background(), hostileDeadline)
@@ -169,8 +171,10 @@ func TestHostileInputs(t *testing.T) {
 					require.ErrorIs(t, err, context.DeadlineExceeded)
 				}
 				t.Logf("with a %v deadline: returned after %v (%v)", hostileDeadline, elapsed.Round(100*time.Microsecond), err)
-				require.Less(t, elapsed, hostileDeadline+hostileDeadlineSlack,
-					"a %v deadline was noticed after %v", hostileDeadline, elapsed)
+				if !raceDetector {
+					require.Less(t, elapsed, hostileDeadline+hostileDeadlineSlack,
+						"a %v deadline was noticed after %v", hostileDeadline, elapsed)
+				}
 			})
 		}
 	}

@@ -34,8 +34,8 @@ func realGoSource(t testing.TB, n int) string {
 // A megabyte of real code is just more windows: it prunes without error
 // and keeps every invariant. (Slow on the pure Go backend: about a minute.)
 func TestPruneOneMegabyte(t *testing.T) {
-	if testing.Short() {
-		t.Skip("1 MB end-to-end run skipped in -short mode")
+	if testing.Short() || raceDetector {
+		t.Skip("1 MB end-to-end run skipped in -short mode and under -race")
 	}
 	p, err := Load(context.Background(), tinyDir("tiny-lamr"), WithMaxLength(256), WithBatchSize(8))
 	require.NoError(t, err)
@@ -50,8 +50,8 @@ func TestPruneOneMegabyte(t *testing.T) {
 // Ten megabytes through each built-in scorer, repair and rendering: no
 // limit is hit and every invariant holds.
 func TestPruneTenMegabytes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("10 MB end-to-end run skipped in -short mode")
+	if testing.Short() || raceDetector {
+		t.Skip("10 MB end-to-end run skipped in -short mode and under -race")
 	}
 	text := realGoSource(t, 10<<20)
 	for _, scorer := range []string{ScorerLexical, ScorerLine} {
