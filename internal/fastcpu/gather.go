@@ -72,14 +72,13 @@ func (r *run) gather(n *node) error {
 	if err != nil {
 		return err
 	}
-	var idx func(i int) int
+	var idx func(i int) int64
 	var count int
 	switch v := idxData.(type) {
 	case []int32:
-		idx, count = func(i int) int { return int(v[i]) }, len(v)
+		idx, count = func(i int) int64 { return int64(v[i]) }, len(v)
 	case []int64:
-		// Clamped here too: an int64 may not fit an int on 32-bit hosts.
-		idx, count = func(i int) int { return int(min(max(v[i], 0), int64(p.rows-1))) }, len(v)
+		idx, count = func(i int) int64 { return v[i] }, len(v)
 	default:
 		return fmt.Errorf("%w: gather indices are %T", ErrBuild, idxData)
 	}
@@ -95,7 +94,7 @@ func (r *run) gather(n *node) error {
 	rowBytes := p.width * p.elem
 	splitRows(count, count*p.width, r.e.backend.gemm.workers, func(r0, r1 int) {
 		for i := r0; i < r1; i++ {
-			row := min(max(idx(i), 0), p.rows-1)
+			row := int(min(max(idx(i), 0), int64(p.rows-1)))
 			copy(dst[i*rowBytes:(i+1)*rowBytes], src[row*rowBytes:(row+1)*rowBytes])
 		}
 	})

@@ -323,17 +323,7 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 					}
 					// Edge tile: compute the full tile aside, copy what fits.
 					g.kernel(kcb, ap, bp, w.tile[:], nr, false)
-					for i := 0; i < mm; i++ {
-						dst := cb[off+i*n : off+i*n+nn]
-						src := w.tile[i*nr : i*nr+nn]
-						if load {
-							for j := range dst {
-								dst[j] += src[j]
-							}
-						} else {
-							copy(dst, src)
-						}
-					}
+					putAside(cb[off:], n, w.tile[:], nr, mm, nn, load)
 				}
 				// wideAside runs the AVX-512 kernel on the 12×32 tile at
 				// (ir, jr) into w.wide and adds or copies its first rows×cols
@@ -345,21 +335,10 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 					} else {
 						kernelWide(kcb, ap, bpk[jr*kcb:(jr+2*nr)*kcb], w.wide[:], 2*nr, false)
 					}
-					off := (ic+ir)*n + jc + jr
-					for i := 0; i < rows; i++ {
-						dst := cb[off+i*n : off+i*n+cols]
-						src := w.wide[i*2*nr : i*2*nr+cols]
-						if load {
-							for j := range dst {
-								dst[j] += src[j]
-							}
-						} else {
-							copy(dst, src)
-						}
-					}
+					putAside(cb[(ic+ir)*n+jc+jr:], n, w.wide[:], 2*nr, rows, cols, load)
 				}
 				for jr := 0; jr < ncb; jr += nr {
-					if wide && direct && jr+2*nr > ncb && len(b.Data)-(bRow+jr) >= (kcb-1)*b.RowStride+2*nr {
+					if direct && jr+2*nr > ncb && len(b.Data)-(bRow+jr) >= (kcb-1)*b.RowStride+2*nr {
 						// The last columns of an in-place B: B's rows go on
 						// past them (e.g. Kᵀ's keys past a block's last
 						// one), so the wide kernel reads 32 columns and
@@ -409,6 +388,21 @@ func (g *Gemm) block(w *workBuf, t task, j *job) {
 					jr += nr
 				}
 			}
+		}
+	}
+}
+
+// putAside adds (load) or copies the first rows×cols values of a tile
+// computed aside (row stride lds) into c (row stride ldc).
+func putAside(c []float32, ldc int, tile []float32, lds, rows, cols int, load bool) {
+	for i := 0; i < rows; i++ {
+		dst, src := c[i*ldc:i*ldc+cols], tile[i*lds:i*lds+cols]
+		if !load {
+			copy(dst, src)
+			continue
+		}
+		for j := range dst {
+			dst[j] += src[j]
 		}
 	}
 }

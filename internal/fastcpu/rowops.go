@@ -74,7 +74,7 @@ func fuseNormRotary(nodes []*node, live []bool) {
 			continue
 		}
 		norm := out.inputs[0]
-		if norm.kind != kindRow || norm.row.op != "RMSNorm" || readers[norm.id] != 1 || out.inputs[1] == norm || out.inputs[2] == norm {
+		if norm.kind != kindRow || norm.row.op != "RMSNorm" || readers[norm.id] != 1 {
 			continue
 		}
 		plan := *out.row
