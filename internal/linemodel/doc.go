@@ -11,7 +11,12 @@
 //     prefix) of the line, its neighbours and its enclosing definition, the
 //     definition's name and its rank among the file's definitions, distances
 //     to strong lexical hits, the tree-sitter syntax role and depth of the
-//     line, position, tool-output columns (toolfeatures.go), and soft
+//     line, position, tool-output columns (toolfeatures.go: problem
+//     words, file locations, repeated shapes, sizes ranked in the listing
+//     and in their directory against the query's "larger than 50 KB",
+//     dates ranked and matched against the query's "November 2021"
+//     (dates.go), records and outline blocks of the text, the role of the
+//     code a grep or blame line quotes), and soft
 //     matches of the query's words in code-aware word vectors trained here
 //     (wordvec.go) plus the query's quoted fragments found verbatim.
 //   - model: a per-line trunk (two ReLU layers over the standardised

@@ -44,6 +44,7 @@ var FeatureNames = func() []string {
 		"stem_share", "stem_only", "stem_win2", "pfx_share", "dist_stem",
 		"def_rank", "def_best", "def_stem_share",
 		"is_text", "err_word", "loc_ref", "tmpl_freq", "num_rank",
+		"grp_num_rank", "size_cmp", "date_rank", "date_in", "rec_head", "rec_head_bm25", "rec_max_bm25", "blk_max_bm25",
 		"soft_share", "soft_only", "soft_win2", "quoted_hit", "quoted_win2",
 	}
 	for _, r := range roleNames {
@@ -144,10 +145,11 @@ func prepareFeatures(ctx context.Context, query string, lines []string, text str
 		return nil
 	}
 	f.defs = newDefScorer(f.st, n, f.qidx, &f.qm, f.bm.bmn, &f.exact, &f.stemmed)
-	f.tool = newToolInfo(ctx, lines, lang)
+	f.tool = newToolInfo(ctx, query, lines, lang)
 	if ctx.Err() != nil {
 		return nil
 	}
+	f.tool.scoreRecords(f.bm.bmn)
 	wv, _ := shippedWordVectors() // a build without vectors scores 0
 	f.soft = newSoftMatch(ctx, wv, query, lines)
 	f.quoted = newQuotedMatch(ctx, query, lines)
@@ -540,7 +542,14 @@ func (f *featureState) writeRow(row []float32, i int) {
 	f.defRankColumns(&w, i)
 	f.toolColumns(&w, i)
 	f.softColumns(&w, i)
-	row[w.k+lineRole(f.lines[i], f.st, i)] = 1
+	role := lineRole(f.lines[i], f.st, i)
+	if f.tool.isText && role == roleOther {
+		// grep and blame output quote code: its role is the code's.
+		if code, ok := matchedCode(f.lines[i]); ok {
+			role = codeRole(code)
+		}
+	}
+	row[w.k+role] = 1
 }
 
 // matchColumns (bm25n … exact_ident) are the line's own lexical match:

@@ -64,7 +64,7 @@ func TestToolColumnsBounded(t *testing.T) {
 }
 
 func TestNumRankTies(t *testing.T) {
-	ti := newToolInfo(context.Background(), []string{"4 a", "9 b", "4 c", "x"}, syntax.Text)
+	ti := newToolInfo(context.Background(), "", []string{"4 a", "9 b", "4 c", "x"}, syntax.Text)
 	assert.Equal(t, ti.numRank[0], ti.numRank[2], "equal numbers share a rank")
 	assert.Greater(t, ti.numRank[1], ti.numRank[0])
 	assert.Zero(t, ti.numRank[3])
@@ -81,5 +81,191 @@ func TestHasLocation(t *testing.T) {
 		"a:":                                        false,
 	} {
 		assert.Equal(t, want, hasLocation(l), "%q", l)
+	}
+}
+
+// TestListingColumns: the columns that read listings — a number's rank in
+// its directory or section, section headers and their query match, and
+// the query's size predicate — on du and ls -lR output.
+func TestListingColumns(t *testing.T) {
+	du := "164\tsrc/io/FileUtilsTest.java\n" +
+		"72\tsrc/io/FilenameUtilsTest.java\n" +
+		"812\tsrc/io/input\n" +
+		"40\tsrc/io/input/BoundedInputStreamTest.java\n" +
+		"12\tsrc/io/input/TailerTest.java\n"
+	X, n := Features(context.Background(), "Which test files are larger than 50 KB?", du, syntax.Text)
+	require.Equal(t, 5, n)
+	col := func(X []float32, name string) []float32 {
+		j := slices.Index(FeatureNames, name)
+		require.GreaterOrEqual(t, j, 0, name)
+		out := make([]float32, len(X)/NumFeatures)
+		for i := range out {
+			out[i] = X[i*NumFeatures+j]
+		}
+		return out
+	}
+	grp := col(X, "grp_num_rank")
+	assert.Equal(t, float32(1), grp[2], "src/io/input is the largest entry of src/io")
+	assert.Equal(t, float32(1), grp[3], "the largest entry of src/io/input")
+	assert.Less(t, grp[4], grp[3])
+	assert.Less(t, col(X, "num_rank")[3], col(X, "num_rank")[0], "globally, 40 ranks below 164")
+	// 50 KB is more than any number here: the listing counts kilobytes.
+	assert.Equal(t, []float32{1, 1, 1, -1, -1}, col(X, "size_cmp"))
+
+	ls := "src/middleware/jwk:\n" +
+		"total 64\n" +
+		"-rw-rw-r--  1 root root 43998 Aug 22 05:55 index.test.ts\n" +
+		"-rw-rw-r--  1 root root    28 Aug 22  2025 index.ts\n" +
+		"\n" +
+		"src/middleware/cache:\n" +
+		"-rw-rw-r--  1 root root 37482 Aug 22 05:55 index.test.ts\n"
+	X, n = Features(context.Background(), "Which jwk files are below 200 bytes?", ls, syntax.Text)
+	require.Equal(t, 7, n)
+	assert.Equal(t, []float32{1, 0, 0, 0, 0, 1, 0}, col(X, "rec_head"), "sections are the records")
+	sec := col(X, "rec_head_bm25")
+	assert.Positive(t, sec[3], "the jwk section matches the query")
+	assert.Equal(t, sec[0], sec[3])
+	assert.Zero(t, sec[6], "the cache section does not")
+	assert.Equal(t, []float32{2. / 3, 1, 1. / 3, 0}, col(X, "grp_num_rank")[1:5], "ranks within the jwk section: 64, 43998, 28 (not the year 2025)")
+	assert.Equal(t, []float32{0, 1, -1, 1}, col(X, "size_cmp")[0:4], "64 and 28 are below 200 bytes, 43998 is not")
+}
+
+func TestLargestNumberSkipsDates(t *testing.T) {
+	for l, want := range map[string]float64{
+		"-rw-r--r--  1 root root  383 Apr 28  2025 runners.py": 383,
+		"-rw-r--r--  1 root root  383 Apr 28 05:55 runners.py": 383,
+		"Date:   Sun Nov 21 17:30:15 2021 -0700":               0,
+		" lib/main/build-site.js | 68 +++++++---":              68,
+		"4.0K\tsrc/a.go": 4096,
+	} {
+		v, ok := largestNumber(l)
+		assert.Equal(t, want != 0, ok, l)
+		assert.Equal(t, want, v, l)
+	}
+}
+
+// TestRecordColumns: git log's commits are records; a TAP failure's
+// indented details are the failing line's outline block.
+func TestRecordColumns(t *testing.T) {
+	log := "commit 1111\n" +
+		"Author: Ann <a@x>\n" +
+		"\n" +
+		"    Fix the retry backoff\n" +
+		"\n" +
+		"commit 2222\n" +
+		"Author: Bob <b@x>\n" +
+		"\n" +
+		"    Update docs\n"
+	X, n := Features(context.Background(), "who fixed the retry backoff?", log, syntax.Text)
+	require.Equal(t, 9, n)
+	col := func(X []float32, name string) []float32 {
+		j := slices.Index(FeatureNames, name)
+		require.GreaterOrEqual(t, j, 0, name)
+		out := make([]float32, len(X)/NumFeatures)
+		for i := range out {
+			out[i] = X[i*NumFeatures+j]
+		}
+		return out
+	}
+	assert.Equal(t, []float32{1, 0, 0, 0, 0, 1, 0, 0, 0}, col(X, "rec_head"))
+	rec := col(X, "rec_max_bm25")
+	assert.Positive(t, rec[0], "the first commit's message matches")
+	assert.Equal(t, rec[0], rec[1], "one value for the whole record")
+	assert.Zero(t, rec[5], "the second commit does not match")
+
+	tap := "# Subtest: Cart\n" +
+		"not ok 2 - merges quantities\n" +
+		"  ---\n" +
+		"  error: 'expected 3 got 2'\n" +
+		"  ...\n" +
+		"ok 3 - clears\n"
+	X, n = Features(context.Background(), "what error did the failing test give?", tap, syntax.Text)
+	require.Equal(t, 6, n)
+	blk := col(X, "blk_max_bm25")
+	assert.Positive(t, blk[1], "the error line is in the failing test's block")
+	assert.Equal(t, blk[1], blk[2], "the details share their head's block")
+	assert.Equal(t, blk[1], blk[3])
+	assert.Less(t, blk[5], blk[1], "the passing test's block is its own line")
+
+	code, _ := Features(context.Background(), "q", "func f() {\n\treturn\n}\n", syntax.Go)
+	assert.Zero(t, code[slices.Index(FeatureNames, "blk_max_bm25")], "no records in code")
+}
+
+func TestParseSizePredicate(t *testing.T) {
+	for q, want := range map[string]sizePredicate{
+		"Which test files are larger than 50 KB?":           {50 << 10, true},
+		"Show source files with sizes above the 16 KB mark": {16 << 10, true},
+		"List anything below 200 bytes.":                    {200, false},
+		"commits with more than 10 lines changed":           {10, true},
+		"Any source files exceeding 1.5MB?":                 {1.5 * (1 << 20), true},
+	} {
+		got, ok := parseSizePredicate(q)
+		require.True(t, ok, q)
+		assert.Equal(t, want, got, q)
+	}
+	for _, q := range []string{"Why was job img-0152 requeued?", "the 3 fattest files", "what failed at line 42", ""} {
+		_, ok := parseSizePredicate(q)
+		assert.False(t, ok, q)
+	}
+}
+
+// TestQuotedCodeRoles: grep and blame lines take the role of the code they
+// quote; diagnostics, log lines and listings are not code.
+func TestQuotedCodeRoles(t *testing.T) {
+	for l, want := range map[string]string{
+		"./tokio/src/sync/mpsc/block.rs:49:use super::BLOCK_CAP;":                           "import",
+		"./tokio/src/sync/mpsc/block.rs-138-    pub(crate) fn distance(&self) -> usize {":   "def",
+		"src/x.go:12:\tcfg.Retries = 3":                                                     "assign",
+		"lib/a.js:7:  if (x === 1) {":                                                       "control",
+		"marshmallow/decorators.py:13:        @post_load":                                   "decorator",
+		"pkg/y.py:class Loader(Base):":                                                      "class",
+		"fmt/printf.h-286-  return arg_index;":                                              "return",
+		"lib/a.js:9:  run(cb);":                                                             "call",
+		"d4f2f354 (Jade Nakamura 2017-05-28 14:20:39 -0400  6) SCHEMA = '_schema'":          "assign",
+		"^ad5d982 (Greta Larsen  2016-09-10 17:39:39 -0400  1) # -*- coding: utf-8 -*-":     "comment",
+		"76d719495 lib/runner.js (Josh 2025-10-27 10:43:03 -0400 11) var E = require('x');": "import",
+	} {
+		code, ok := matchedCode(l)
+		require.True(t, ok, l)
+		assert.Equal(t, want, roleNames[codeRole(code)], l)
+	}
+	for _, l := range []string{
+		"fetch/page.go:28:19: 2006-02-01 should be 2006-01-02",
+		"INFO:billing.export:starting run 788db853: max_attempts=5",
+		"json.decoder.JSONDecodeError: Expecting value: line 1 column 1",
+		"[2026-11-25 08:24:51,004] INFO     migrate - fetching table 1/20",
+		"./cmd:",
+		"Date:   Thu Jun 15 11:23:39 2017 -0700",
+		"-rw-r--r--  1 root root  383 Apr 28  2025 runners.py",
+	} {
+		_, ok := matchedCode(l)
+		assert.False(t, ok, l)
+	}
+	X, n := Features(context.Background(), "where is it declared?", "a/b.go:3:func Run() {\na/c.go:9:\tRun()\n", syntax.Text)
+	require.Equal(t, 2, n)
+	assert.Equal(t, float32(1), X[slices.Index(FeatureNames, "role_def")])
+	assert.Equal(t, float32(1), X[NumFeatures+slices.Index(FeatureNames, "role_call")])
+}
+
+// TestRecordColumnsLinear: texts whose records or outline blocks are as
+// large or as deep as they can be (every line one level deeper, one record
+// of 200,000 lines, every line a record) cost linear work; a quadratic
+// pass over them would not finish.
+func TestRecordColumnsLinear(t *testing.T) {
+	const n = 200_000
+	var deep, flat, heads strings.Builder
+	for i := range n {
+		deep.WriteString(strings.Repeat(" ", i%100) + "x:1 f()\n")
+		if i == 0 {
+			flat.WriteString("commit 1\n")
+		} else {
+			flat.WriteString("  a/b.go:1:x = 1\n")
+		}
+		heads.WriteString("commit 1 Nov 5 2021\n")
+	}
+	for _, text := range []string{deep.String(), flat.String(), heads.String()} {
+		X, got := Features(context.Background(), "commit x in November 2021 larger than 1 KB", text, syntax.Text)
+		require.Equal(t, n, got)
+		require.Len(t, X, n*NumFeatures)
 	}
 }
