@@ -73,3 +73,32 @@ func BenchmarkForward(b *testing.B) {
 		m.Forward(in)
 	}
 }
+
+// bigToolOutput returns about lines lines of tool output: git log commits
+// with dates and stats, blame lines, grep hits and ls -l entries, the
+// inputs the tool columns (records, dates, quoted code, sizes) read.
+func bigToolOutput(lines int) string {
+	var b strings.Builder
+	for i := 0; strings.Count(b.String(), "\n") < lines; i++ {
+		fmt.Fprintf(&b, "commit %040x\nAuthor: Dev %d <dev%d@example.com>\nDate:   Fri Nov %d 02:54:15 2021 +0100\n\n"+
+			"    Retry range parsing %d when the header is bad\n\n lib/range%d.js | %d +++--\n\n",
+			i*7919, i%13, i%13, 1+i%28, i, i, i%50)
+		fmt.Fprintf(&b, "3300d2155 lib/range.js (Dev %d 2025-09-%02d 12:03:35 -0400 %4d)   parts = header.split(\"-\");\n", i%13, 1+i%28, i)
+		fmt.Fprintf(&b, "src/range%d.go:%d:\tfirst, last, err := parseRange%d(header)\n", i%17, i, i)
+		fmt.Fprintf(&b, "-rw-r--r--  1 root root %6d Apr 28  2025 range%d.go\n", 1000+i*37%90000, i)
+	}
+	return b.String()
+}
+
+// BenchmarkScoreToolOutput times Score (features included) on about 700
+// lines of tool output.
+func BenchmarkScoreToolOutput(b *testing.B) {
+	m := benchModel(b)
+	src := bigToolOutput(700)
+	ctx := context.Background()
+	b.SetBytes(int64(len(src)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Score(ctx, "which commits from November 2021 changed range parsing by more than 10 lines?", src, syntax.Text)
+	}
+}
