@@ -2,6 +2,7 @@ package linemodel
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -268,4 +269,36 @@ func TestRecordColumnsLinear(t *testing.T) {
 		require.Equal(t, n, got)
 		require.Len(t, X, n*NumFeatures)
 	}
+}
+
+// FuzzToolParsers: the parsers of the tool columns take any line or query
+// without panicking; quoted code is a suffix of its line; a date has a
+// month and a day in range; a size predicate's value is a finite number.
+func FuzzToolParsers(f *testing.F) {
+	for _, s := range []string{
+		"src/a.go:12:\tx := 1", "d4f2f354 (Ann 2017-05-28 14:20:39 -0400 5) a = 1",
+		"Date:   Fri Nov 5 02:54:15 2021 +0100", "larger than 50 KB", "in November 2021",
+		"-rw-r--r--  1 root root  383 Apr 28  2025 runners.py", "a:1:2:", "^abcdef0 (x 1)", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if code, ok := matchedCode(s); ok {
+			require.True(t, strings.HasSuffix(s, code), "%q quotes %q", s, code)
+			_ = codeRole(code)
+		}
+		if d := lineDate(s); d != 0 {
+			mo, day := int64(d)/1e8%100, int64(d)/1e6%100
+			require.True(t, mo >= 1 && mo <= 12 && day >= 1 && day <= 31, "%q: %d", s, d)
+		}
+		if p, ok := parseSizePredicate(s); ok {
+			require.False(t, math.IsInf(p.v, 0) || math.IsNaN(p.v), "%q", s)
+		}
+		if r, ok := parseDateRange(s); ok {
+			require.LessOrEqual(t, r.lo, r.hi, s)
+		}
+		_, _ = largestNumber(s)
+		_, _ = pathDir(s)
+		_ = isSectionHeader([]string{s}, 0)
+	})
 }
