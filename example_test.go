@@ -88,14 +88,11 @@ func Example() {
 	fmt.Printf("%s kept %d of %d lines\n", res.Scorer, len(res.KeptLines()), len(res.Lines))
 	// Output:
 	// import json
-	// import time
-	// import urllib.request
-	//
+	// # ... 3 lines omitted (2-4)
 	// DEFAULT_TIMEOUT = 10
 	// # ... 2 lines omitted (6-7)
 	// class Client:
-	//     def __init__(self, base_url, token=None):
-	//         pass  # ... 14 lines omitted (10-23)
+	//     # ... 15 lines omitted (9-23)
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
@@ -103,8 +100,11 @@ func Example() {
 	//             except ConnectionError:
 	//                 time.sleep(backoff(attempt))
 	//         raise RuntimeError("gave up after %d attempts" % attempts)
-	// # ... 12 lines omitted (31-42)
-	// line kept 14 of 42 lines
+	// # ... 2 lines omitted (31-32)
+	// def backoff(attempt):
+	//     return min(30, 2 ** attempt)
+	// # ... 8 lines omitted (35-42)
+	// line kept 12 of 42 lines
 }
 
 // Load a checkpoint once, then prune any number of texts with it. The tiny
@@ -177,7 +177,7 @@ func ExampleWithSWEPrunerCompat() {
 // tokenizer of Result.Tokens.
 func ExampleWithTokenBudget() {
 	ctx := context.Background()
-	p, err := pruner.Load(ctx, "", pruner.WithTokenBudget(100))
+	p, err := pruner.Load(ctx, "", pruner.WithTokenBudget(120))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -199,8 +199,9 @@ func ExampleWithTokenBudget() {
 	//                 return self.get(path)
 	//             except ConnectionError:
 	//                 time.sleep(backoff(attempt))
-	//         # ... 13 lines omitted (30-42)
-	// 93 of 261 tokens
+	//         raise RuntimeError("gave up after %d attempts" % attempts)
+	// # ... 12 lines omitted (31-42)
+	// 107 of 261 tokens
 }
 
 // A process that loads a checkpoint sets a soft memory limit once, before
