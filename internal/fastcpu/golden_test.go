@@ -3,12 +3,15 @@ package fastcpu_test
 import (
 	"context"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/stretchr/testify/require"
 
+	pbackend "github.com/prunekit/pruner/internal/backend"
 	"github.com/prunekit/pruner/internal/fastcpu"
 	"github.com/prunekit/pruner/internal/golden"
 	"github.com/prunekit/pruner/internal/skimmer"
@@ -58,6 +61,32 @@ func testGoldens(t *testing.T, config string) {
 	require.NoError(t, err)
 	defer backend.Finalize()
 	t.Logf("micro-kernel: %s", backend.Kernel())
+	checkGoldens(t, backend)
+	st := backend.Stats()
+	t.Logf("fastgo lowered %d products and fused %d attention blocks", st.NativeProducts, st.FusedAttention)
+	require.Positive(t, st.FusedAttention, "no attention was fused: the fast path did not run")
+	require.Positive(t, st.NativeProducts)
+}
+
+// TestGoldensOnNamedBackend runs the same golden checks on the backend
+// PRUNER_GOLDEN_BACKEND names (any name internal/backend.New accepts, e.g.
+// "xla:cuda" or "xla:/path/to/xla_cuda_plugin.so" in a binary built with
+// -tags xla): how a GPU run is checked against the PyTorch reference.
+func TestGoldensOnNamedBackend(t *testing.T) {
+	name := os.Getenv("PRUNER_GOLDEN_BACKEND")
+	if name == "" {
+		t.Skip("set PRUNER_GOLDEN_BACKEND to a backend name to run the goldens on it")
+	}
+	b, err := pbackend.New(name)
+	require.NoError(t, err)
+	defer b.Finalize()
+	t.Logf("backend %s: %s", b.Name(), b.Description())
+	checkGoldens(t, b)
+}
+
+// checkGoldens compares the tiny checkpoints' internals on b with the
+// PyTorch reference at the stated tolerances.
+func checkGoldens(t *testing.T, backend backends.Backend) {
 	for _, tc := range []struct{ checkpoint, golden string }{
 		{"tiny-swepruner", "golden_swepruner.json"},
 		{"tiny-lamr", "golden_lamr.json"},
@@ -112,8 +141,4 @@ func testGoldens(t *testing.T, config string) {
 			}
 		})
 	}
-	st := backend.Stats()
-	t.Logf("fastgo lowered %d products and fused %d attention blocks", st.NativeProducts, st.FusedAttention)
-	require.Positive(t, st.FusedAttention, "no attention was fused: the fast path did not run")
-	require.Positive(t, st.NativeProducts)
 }
