@@ -54,13 +54,16 @@ func benchModel(b *testing.B) *Model {
 
 // BenchmarkScore times Score (features included) on a 700-line Go file.
 func BenchmarkScore(b *testing.B) {
+	benchScore(b, "retry bad range headers when parsing fails in parseRange12", bigGoSource(700), syntax.Go)
+}
+
+func benchScore(b *testing.B, query, src string, lang syntax.Language) {
 	m := benchModel(b)
-	src := bigGoSource(700)
 	ctx := context.Background()
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.Score(ctx, "retry bad range headers when parsing fails in parseRange12", src, syntax.Go)
+		m.Score(ctx, query, src, lang)
 	}
 }
 
@@ -93,12 +96,5 @@ func bigToolOutput(lines int) string {
 // BenchmarkScoreToolOutput times Score (features included) on about 700
 // lines of tool output.
 func BenchmarkScoreToolOutput(b *testing.B) {
-	m := benchModel(b)
-	src := bigToolOutput(700)
-	ctx := context.Background()
-	b.SetBytes(int64(len(src)))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		m.Score(ctx, "which commits from November 2021 changed range parsing by more than 10 lines?", src, syntax.Text)
-	}
+	benchScore(b, "which commits from November 2021 changed range parsing by more than 10 lines?", bigToolOutput(700), syntax.Text)
 }

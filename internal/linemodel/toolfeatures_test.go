@@ -25,15 +25,7 @@ func TestToolColumns(t *testing.T) {
 		"store/cache.go:19:7: undefined: evictAll\n"
 	X, n := Features(context.Background(), "why did the reindex stop?", log, syntax.Text)
 	require.Equal(t, 9, n)
-	col := func(name string) []float32 {
-		j := slices.Index(FeatureNames, name)
-		require.GreaterOrEqual(t, j, 0, name)
-		out := make([]float32, n)
-		for i := range out {
-			out[i] = X[i*NumFeatures+j]
-		}
-		return out
-	}
+	col := func(name string) []float32 { return column(t, X, name) }
 	assert.Equal(t, []float32{1, 1, 1, 1, 1, 1, 1, 1, 1}, col("is_text"))
 	assert.Equal(t, []float32{0, 0, 0, 0.5, 0, 0.5, 0, 0, 0.5}, col("err_word"), "Traceback, KeyError, undefined: one word each")
 	assert.Equal(t, []float32{0, 0, 0, 0, 1, 0, 0, 0, 1}, col("loc_ref"))
@@ -47,6 +39,18 @@ func TestToolColumns(t *testing.T) {
 
 	code, _ := Features(context.Background(), "q", "package p\n", syntax.Go)
 	assert.Zero(t, code[slices.Index(FeatureNames, "is_text")])
+}
+
+// column returns feature name's column of a feature matrix.
+func column(t *testing.T, X []float32, name string) []float32 {
+	t.Helper()
+	j := slices.Index(FeatureNames, name)
+	require.GreaterOrEqual(t, j, 0, name)
+	out := make([]float32, len(X)/NumFeatures)
+	for i := range out {
+		out[i] = X[i*NumFeatures+j]
+	}
+	return out
 }
 
 // TestToolColumnsBounded: a 50,000-character line of colons and digits
@@ -96,22 +100,13 @@ func TestListingColumns(t *testing.T) {
 		"12\tsrc/io/input/TailerTest.java\n"
 	X, n := Features(context.Background(), "Which test files are larger than 50 KB?", du, syntax.Text)
 	require.Equal(t, 5, n)
-	col := func(X []float32, name string) []float32 {
-		j := slices.Index(FeatureNames, name)
-		require.GreaterOrEqual(t, j, 0, name)
-		out := make([]float32, len(X)/NumFeatures)
-		for i := range out {
-			out[i] = X[i*NumFeatures+j]
-		}
-		return out
-	}
-	grp := col(X, "grp_num_rank")
+	grp := column(t, X, "grp_num_rank")
 	assert.Equal(t, float32(1), grp[2], "src/io/input is the largest entry of src/io")
 	assert.Equal(t, float32(1), grp[3], "the largest entry of src/io/input")
 	assert.Less(t, grp[4], grp[3])
-	assert.Less(t, col(X, "num_rank")[3], col(X, "num_rank")[0], "globally, 40 ranks below 164")
+	assert.Less(t, column(t, X, "num_rank")[3], column(t, X, "num_rank")[0], "globally, 40 ranks below 164")
 	// 50 KB is more than any number here: the listing counts kilobytes.
-	assert.Equal(t, []float32{1, 1, 1, -1, -1}, col(X, "size_cmp"))
+	assert.Equal(t, []float32{1, 1, 1, -1, -1}, column(t, X, "size_cmp"))
 
 	ls := "src/middleware/jwk:\n" +
 		"total 64\n" +
@@ -122,13 +117,13 @@ func TestListingColumns(t *testing.T) {
 		"-rw-rw-r--  1 root root 37482 Aug 22 05:55 index.test.ts\n"
 	X, n = Features(context.Background(), "Which jwk files are below 200 bytes?", ls, syntax.Text)
 	require.Equal(t, 7, n)
-	assert.Equal(t, []float32{1, 0, 0, 0, 0, 1, 0}, col(X, "rec_head"), "sections are the records")
-	sec := col(X, "rec_head_bm25")
+	assert.Equal(t, []float32{1, 0, 0, 0, 0, 1, 0}, column(t, X, "rec_head"), "sections are the records")
+	sec := column(t, X, "rec_head_bm25")
 	assert.Positive(t, sec[3], "the jwk section matches the query")
 	assert.Equal(t, sec[0], sec[3])
 	assert.Zero(t, sec[6], "the cache section does not")
-	assert.Equal(t, []float32{2. / 3, 1, 1. / 3, 0}, col(X, "grp_num_rank")[1:5], "ranks within the jwk section: 64, 43998, 28 (not the year 2025)")
-	assert.Equal(t, []float32{0, 1, -1, 1}, col(X, "size_cmp")[0:4], "64 and 28 are below 200 bytes, 43998 is not")
+	assert.Equal(t, []float32{2. / 3, 1, 1. / 3, 0}, column(t, X, "grp_num_rank")[1:5], "ranks within the jwk section: 64, 43998, 28 (not the year 2025)")
+	assert.Equal(t, []float32{0, 1, -1, 1}, column(t, X, "size_cmp")[0:4], "64 and 28 are below 200 bytes, 43998 is not")
 }
 
 func TestLargestNumberSkipsDates(t *testing.T) {
@@ -159,17 +154,8 @@ func TestRecordColumns(t *testing.T) {
 		"    Update docs\n"
 	X, n := Features(context.Background(), "who fixed the retry backoff?", log, syntax.Text)
 	require.Equal(t, 9, n)
-	col := func(X []float32, name string) []float32 {
-		j := slices.Index(FeatureNames, name)
-		require.GreaterOrEqual(t, j, 0, name)
-		out := make([]float32, len(X)/NumFeatures)
-		for i := range out {
-			out[i] = X[i*NumFeatures+j]
-		}
-		return out
-	}
-	assert.Equal(t, []float32{1, 0, 0, 0, 0, 1, 0, 0, 0}, col(X, "rec_head"))
-	rec := col(X, "rec_max_bm25")
+	assert.Equal(t, []float32{1, 0, 0, 0, 0, 1, 0, 0, 0}, column(t, X, "rec_head"))
+	rec := column(t, X, "rec_max_bm25")
 	assert.Positive(t, rec[0], "the first commit's message matches")
 	assert.Equal(t, rec[0], rec[1], "one value for the whole record")
 	assert.Zero(t, rec[5], "the second commit does not match")
@@ -182,7 +168,7 @@ func TestRecordColumns(t *testing.T) {
 		"ok 3 - clears\n"
 	X, n = Features(context.Background(), "what error did the failing test give?", tap, syntax.Text)
 	require.Equal(t, 6, n)
-	blk := col(X, "blk_max_bm25")
+	blk := column(t, X, "blk_max_bm25")
 	assert.Positive(t, blk[1], "the error line is in the failing test's block")
 	assert.Equal(t, blk[1], blk[2], "the details share their head's block")
 	assert.Equal(t, blk[1], blk[3])
