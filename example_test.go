@@ -88,9 +88,9 @@ func Example() {
 	fmt.Printf("%s kept %d of %d lines\n", res.Scorer, len(res.KeptLines()), len(res.Lines))
 	// Output:
 	// import json
-	// # ... 3 lines omitted (2-4)
-	// DEFAULT_TIMEOUT = 10
-	// # ... 2 lines omitted (6-7)
+	// import time
+	// import urllib.request
+	// # ... 4 lines omitted (4-7)
 	// class Client:
 	//     # ... 15 lines omitted (9-23)
 	//     def get_with_retries(self, path, attempts=5):
@@ -104,7 +104,7 @@ func Example() {
 	// def backoff(attempt):
 	//     return min(30, 2 ** attempt)
 	// # ... 8 lines omitted (35-42)
-	// line kept 12 of 42 lines
+	// line kept 13 of 42 lines
 }
 
 // Load a checkpoint once, then prune any number of texts with it. The tiny
