@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/prunekit/pruner/internal/syntax"
 )
@@ -375,12 +377,32 @@ func isSectionHeader(lines []string, i int) bool {
 // whitespace-separated token holding a '/'): "src/io" for
 // "164\tsrc/io/FileUtilsTest.java".
 func pathDir(l string) (string, bool) {
-	fs := strings.Fields(l)
-	for k := len(fs) - 1; k >= 0; k-- {
-		tok := strings.TrimRight(fs[k], "/")
+	// The words from the last, as strings.Fields splits them, without
+	// the slice Fields would allocate for every numbered line.
+	for end := len(l); end > 0; {
+		for end > 0 {
+			r, w := utf8.DecodeLastRuneInString(l[:end])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			end -= w
+		}
+		start := end
+		for start > 0 {
+			r, w := utf8.DecodeLastRuneInString(l[:start])
+			if unicode.IsSpace(r) {
+				break
+			}
+			start -= w
+		}
+		if start == end {
+			break
+		}
+		tok := strings.TrimRight(l[start:end], "/")
 		if j := strings.LastIndexByte(tok, '/'); j >= 0 {
 			return tok[:j], true
 		}
+		end = start
 	}
 	return "", false
 }
@@ -540,9 +562,11 @@ func lineShape(l string) uint64 {
 
 func isHexLetter(b byte) bool { return b >= 'a' && b <= 'f' }
 
-var months = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
-
-func isMonth(tok string) bool { return len(tok) == 3 && slices.Contains(months, tok) }
+// isMonth reports a month's abbreviation as ls and git print it: "Jan".
+func isMonth(tok string) bool {
+	return len(tok) == 3 && tok[0] >= 'A' && tok[0] <= 'Z' && tok[1] >= 'a' && tok[1] <= 'z' &&
+		tok[2] >= 'a' && tok[2] <= 'z' && monthOf(tok) != 0
+}
 
 // isTimeOrYear reports "05:55", "17:30:15" or a year from 1970 to 2199.
 func isTimeOrYear(tok string) bool {
