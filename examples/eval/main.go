@@ -335,6 +335,9 @@ type caseResult struct {
 	Tokens  int                 `json:"tokens"`
 	Elapsed time.Duration       `json:"elapsed_ns"`
 	Notes   []string            `json:"notes,omitempty"`
+	// Score is the library's document score (Result.Score); absent for
+	// the baselines.
+	Score *float64 `json:"score,omitempty"`
 }
 
 // evaluator holds the pruners and the tokenizer shared by all cases.
@@ -600,9 +603,9 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 	parseTarget := ev.f.parse && lang.IsCode() && ev.parseStatus(ctx, lang, c.Text) == evalset.ParseClean
 	var o caseOutcome
 	o.parseTarget = parseTarget
-	add := func(method string, r float64, kept []int, out string, outLang syntax.Language, elapsed time.Duration, notes []string) {
+	add := func(method string, r float64, kept []int, out string, outLang syntax.Language, elapsed time.Duration, notes []string, score *float64) {
 		res := caseResult{ID: c.ID, File: j.file, Method: method, Ratio: r, K: evalset.Budget(r, n),
-			Kept: kept, Metrics: c.Score(kept), Tokens: tokens, Elapsed: elapsed, Notes: notes}
+			Kept: kept, Metrics: c.Score(kept), Tokens: tokens, Elapsed: elapsed, Notes: notes, Score: score}
 		if n > 0 {
 			// Placeholder lines are output lines too.
 			res.Metrics.OutComp = 1 - float64(len(chunk.SplitLines(out)))/float64(n)
@@ -623,7 +626,7 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", method, c.ID, err)
 		}
-		add(method, r, res.KeptLines(), res.Text, syntax.Language(res.Language), elapsed, res.Notes)
+		add(method, r, res.KeptLines(), res.Text, syntax.Language(res.Language), elapsed, res.Notes, &res.Score)
 		return nil
 	}
 	for _, r := range ev.f.ratios {
@@ -638,17 +641,17 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 		if baselines && ev.f.methods["bm25"] {
 			t0 := time.Now()
 			kept := evalset.BM25(c.Query, c.Text, k)
-			add("bm25", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
+			add("bm25", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil, nil)
 		}
 		if baselines && ev.f.methods["first"] {
 			t0 := time.Now()
 			kept := evalset.First(n, k)
-			add("first", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
+			add("first", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil, nil)
 		}
 		if baselines && ev.f.methods["random"] {
 			t0 := time.Now()
 			kept := evalset.Random(c.ID, r, n, k)
-			add("random", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
+			add("random", r, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil, nil)
 		}
 		for _, m := range methodNames {
 			if p := ev.builtin[m][r]; p != nil {
@@ -668,7 +671,7 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 // the library rows have run: it keeps as many lines as line+repair kept
 // for this case (or, without that row, the first library row that ran).
 func (ev *evaluator) bm25AtDefault(o *caseOutcome, c evalset.Case, lang syntax.Language,
-	add func(string, float64, []int, string, syntax.Language, time.Duration, []string)) {
+	add func(string, float64, []int, string, syntax.Language, time.Duration, []string, *float64)) {
 	if !ev.f.methods["bm25"] {
 		return
 	}
@@ -681,7 +684,7 @@ func (ev *evaluator) bm25AtDefault(o *caseOutcome, c evalset.Case, lang syntax.L
 			}
 			t0 := time.Now()
 			kept := evalset.BM25(c.Query, c.Text, len(r.Kept))
-			add("bm25", 0, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil)
+			add("bm25", 0, kept, joinKept(c.Text, kept), lang, time.Since(t0), nil, nil)
 			return
 		}
 	}
