@@ -135,6 +135,15 @@ func TestRunReport(t *testing.T) {
 		if r.Method != "lex+repair" && r.Method != "line+repair" {
 			assert.NotEqual(t, evalset.ParseUnchecked, r.Parse, "every original parses")
 		}
+		switch r.Method {
+		case "bm25", "first", "random":
+			assert.Nil(t, r.Score, "a baseline has no document score")
+		default:
+			// The library's Result.Score: the relevance gate's probability
+			// (line rows) or the query's coverage (lexical rows).
+			require.NotNil(t, r.Score, "%s %s", r.Method, r.ID)
+			assert.True(t, *r.Score >= 0 && *r.Score <= 1, "%s %s: score %v", r.Method, r.ID, *r.Score)
+		}
 	}
 	// The summary rows are the means of the per-case metrics.
 	var recall float64
