@@ -54,12 +54,6 @@ func gateSamples(t *testing.T, m *Model, files []evalset.File) []gateSample {
 	return out
 }
 
-// readTraindata reads shared/traindata's cases of one split, every step-th.
-func readTraindata(t *testing.T, split string, step int) []evalset.File {
-	t.Helper()
-	return readSplit(t, filepath.Join("..", "..", "..", "shared", "traindata"), split, step)
-}
-
 // readSplit reads the cases of one split of dir's *.jsonl.gz files (the
 // training data's format: eval cases with a split field), every step-th.
 func readSplit(t *testing.T, dir, split string, step int) []evalset.File {
@@ -182,14 +176,13 @@ func TestFitRelevanceGate(t *testing.T) {
 	m, err := Embedded()
 	require.NoError(t, err)
 	var train, val []gateSample
-	valSets := map[string][]gateSample{}
-	for _, set := range gateSets {
+	valEnd := make([]int, len(gateSets)) // set k's val samples end at valEnd[k]
+	for k, set := range gateSets {
 		if set.fit {
 			train = append(train, gateSamples(t, m, readSplit(t, set.dir, "train", set.step))...)
 		}
-		v := gateSamples(t, m, readSplit(t, set.dir, "val", 1))
-		valSets[set.name] = v
-		val = append(val, v...)
+		val = append(val, gateSamples(t, m, readSplit(t, set.dir, "val", 1))...)
+		valEnd[k] = len(val)
 	}
 	d := len(train[0].f)
 	mean, scale := make([]float64, d), make([]float64, d)
@@ -270,12 +263,12 @@ func TestFitRelevanceGate(t *testing.T) {
 	}
 	sh, mg := gatedShares(val, prob, th)
 	t.Logf("val: threshold %.2f gates %.3f of shuffled and %.3f of matched pairs (%d train, %d val samples)", th, sh, mg, len(train), len(val))
-	for _, set := range gateSets {
-		v := valSets[set.name]
-		p := make([]float64, len(v))
-		for i, s := range v {
-			p[i] = 1 / (1 + math.Exp(-z(s.f)))
+	for k, set := range gateSets {
+		lo := 0
+		if k > 0 {
+			lo = valEnd[k-1]
 		}
+		v, p := val[lo:valEnd[k]], prob[lo:valEnd[k]]
 		ssh, smg := gatedShares(v, p, th)
 		t.Logf("val %s: gates %.3f of shuffled and %.3f of matched pairs; AUC %.3f", set.name, ssh, smg, gateAUC(v, p))
 	}
