@@ -52,6 +52,7 @@ type options struct {
 	batch, workers      int
 	hidden              string
 	embed               int
+	attn, attnBand      int
 	lambda, lr, wd      float64
 	lrFinal             float64
 	listwise, gateReg   float64
@@ -91,6 +92,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.workers, "workers", 2, "feature extraction workers")
 	fs.StringVar(&o.hidden, "hidden", "96,48,48", "widths of the two trunk layers and the context layer")
 	fs.IntVar(&o.embed, "embed", 24, "width of the hashed query-piece and line-piece embeddings")
+	fs.IntVar(&o.attn, "attn", 0, "width of an attention head over the lines (queries, keys, values; 0 = none)")
+	fs.IntVar(&o.attnBand, "attn-band", 64, "lines on either side a line attends to (with -attn)")
 	fs.Float64Var(&o.lambda, "lambda", 0.5, "weight of the rubric (semantic, dependency) CRF losses")
 	fs.Float64Var(&o.listwise, "listwise", 1, "weight of the auxiliary listwise loss that trains the ranking head on gold lines")
 	fs.Float64Var(&o.gateReg, "gate-reg", 0.002, "weight of the gate-balance regulariser")
@@ -412,6 +415,9 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	} else {
 		rng := rand.New(rand.NewPCG(o.seed, 3))
 		cfg := linemodel.Config{Hidden: hidden, Embed: o.embed, Lambda: o.lambda, Listwise: o.listwise, GateReg: o.gateReg}
+		if o.attn > 0 {
+			cfg.Attn, cfg.AttnBand = o.attn, o.attnBand
+		}
 		if m, err = linemodel.NewModel(cfg, rng.NormFloat64); err != nil {
 			return err
 		}

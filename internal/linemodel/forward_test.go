@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -53,10 +54,14 @@ func (m *Model) forwardRef(in Input) Outputs {
 	dense(a1, x, m.P[ParamW1], m.P[ParamB1], n, FI, h1, true)
 	a2 := make([]float32, n*h2)
 	dense(a2, a1, m.P[ParamW2], m.P[ParamB2], n, h1, h2, true)
-	z := make([]float32, n*4*h2)
-	poolContext(z, a2, def, n, h2)
+	zw := 4*h2 + m.Cfg.Attn
+	z := make([]float32, n*zw)
+	poolRows(z, a2, 0, def, defMeans(a2, def, n, h2), 0, n, n, h2, zw)
+	if m.Cfg.Attn > 0 {
+		m.attendRows(&attention{}, z, a2, 0, 0, n, n, h2, zw, 4*h2)
+	}
 	a3 := make([]float32, n*h3)
-	dense(a3, z, m.P[ParamW3], m.P[ParamB3], n, 4*h2, h3, true)
+	dense(a3, z, m.P[ParamW3], m.P[ParamB3], n, zw, h3, true)
 	hd := make([]float32, n*NumHeads)
 	dense(hd, a3, m.P[ParamWH], m.P[ParamBH], n, h3, NumHeads, false)
 	o.Sem, o.Dep, o.Gate, o.Fused, o.Keep = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
@@ -95,19 +100,25 @@ func (m *Model) forwardRef(in Input) Outputs {
 // TestForwardBlockedMatchesReference: the blocked forward pass, one-pass
 // and streamed (the trunk computed twice, three blocks held), gives the
 // whole-text pass's outputs bit for bit, at sizes around the block size.
+// The attention model's band is the widest allowed, so the streamed pass
+// must hold a whole block on either side.
 func TestForwardBlockedMatchesReference(t *testing.T) {
-	m := benchModel(&testing.B{})
+	rng := rand.New(rand.NewPCG(3, 4))
+	attn, err := NewModel(Config{Hidden: []int{16, 8, 8}, Embed: 8, Attn: 4, AttnBand: MaxAttnBand}, rng.NormFloat64)
+	require.NoError(t, err)
 	ctx := context.Background()
 	src := bigGoSource(1700)
 	lines := strings.SplitAfter(src, "\n")
-	for _, n := range []int{1, 7, forwardBlock - 1, forwardBlock, forwardBlock + 1, 2*forwardBlock + 37, len(lines)} {
-		text := strings.Join(lines[:min(n, len(lines))], "")
-		in := NewInput(ctx, "retry bad range headers when parsing fails in parseRange12", text, syntax.Go)
-		want := m.forwardRef(in)
-		for _, stream := range []bool{false, true} {
-			got, err := m.forward(ctx, in, stream)
-			require.NoError(t, err)
-			requireSameOutputs(t, fmt.Sprintf("%d lines, stream %v", n, stream), want, got)
+	for name, m := range map[string]*Model{"embedded": benchModel(&testing.B{}), "attention": attn} {
+		for _, n := range []int{1, 7, forwardBlock - 1, forwardBlock, forwardBlock + 1, 2*forwardBlock + 37, len(lines)} {
+			text := strings.Join(lines[:min(n, len(lines))], "")
+			in := NewInput(ctx, "retry bad range headers when parsing fails in parseRange12", text, syntax.Go)
+			want := m.forwardRef(in)
+			for _, stream := range []bool{false, true} {
+				got, err := m.forward(ctx, in, stream)
+				require.NoError(t, err)
+				requireSameOutputs(t, fmt.Sprintf("%s, %d lines, stream %v", name, n, stream), want, got)
+			}
 		}
 	}
 }

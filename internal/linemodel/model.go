@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/prunekit/pruner/crf"
 	"github.com/prunekit/pruner/internal/fastcpu"
@@ -29,6 +30,15 @@ type Config struct {
 	// Embed is the width of the hashed query-piece and line-piece
 	// embeddings (NumBuckets rows each).
 	Embed int `json:"embed"`
+	// Attn is the width of the queries, keys and values of one attention
+	// head over the second trunk layer's lines, whose output joins the
+	// pooled context; 0 (the default, and every checkpoint written before
+	// it existed) means none.
+	Attn int `json:"attn,omitempty"`
+	// AttnBand is how many lines on either side a line attends to. The
+	// band keeps the work linear in the text's length and is at most
+	// MaxAttnBand, so the streamed forward pass holds it in three blocks.
+	AttnBand int `json:"attn_band,omitempty"`
 	// Lambda is the weight of the rubric CRF losses.
 	Lambda float64 `json:"lambda"`
 	// Listwise is the weight of the listwise loss that trains the ranking
@@ -78,7 +88,7 @@ const (
 	ParamB1
 	ParamW2 // [H1, H2]
 	ParamB2
-	ParamW3 // [4·H2, H3]: the line, its ±1 and ±2..3 neighbours, its definition
+	ParamW3 // [4·H2 + Attn, H3]: the line, its ±1 and ±2..3 neighbours, its definition, its attention output
 	ParamB3
 	ParamWH // [H3, 5]: semantic keep, dependency keep, two gate logits, rank
 	ParamBH
@@ -93,6 +103,9 @@ const (
 	ParamEndD
 	ParamEmbQ // [NumBuckets, Embed] query-piece embeddings
 	ParamEmbT // [NumBuckets, Embed] line-piece embeddings
+	ParamWQ   // [H2, Attn] attention queries (absent from checkpoints without attention)
+	ParamWK   // [H2, Attn] attention keys
+	ParamWV   // [H2, Attn] attention values
 	// NumParams is the number of parameters (len(Model.P)).
 	NumParams
 )
@@ -104,6 +117,7 @@ var paramNames = [NumParams]string{
 	"crf.semantic.transitions", "crf.semantic.start", "crf.semantic.end",
 	"crf.dependency.transitions", "crf.dependency.start", "crf.dependency.end",
 	"embed.query", "embed.line",
+	"attention.query", "attention.key", "attention.value",
 }
 
 // NumHeads is the width of the head layer (ParamWH's columns, in this
@@ -130,10 +144,20 @@ func (c Config) ParamShapes() [][]int {
 	F := len(c.Features)
 	h1, h2, h3, D := c.Hidden[0], c.Hidden[1], c.Hidden[2], c.Embed
 	return [][]int{
-		{F + 3*D, h1}, {h1}, {h1, h2}, {h2}, {4 * h2, h3}, {h3}, {h3, NumHeads}, {NumHeads},
+		{F + 3*D, h1}, {h1}, {h1, h2}, {h2}, {4*h2 + c.Attn, h3}, {h3}, {h3, NumHeads}, {NumHeads},
 		{2, 2}, {2}, {2}, {2, 2}, {2}, {2}, {2, 2}, {2}, {2},
 		{NumBuckets, D}, {NumBuckets, D},
+		{h2, c.Attn}, {h2, c.Attn}, {h2, c.Attn},
 	}
+}
+
+// NumParams returns how many of the parameters the model has: all of
+// them with attention, those before ParamWQ without.
+func (c Config) NumParams() int {
+	if c.Attn > 0 {
+		return NumParams
+	}
+	return ParamWQ
 }
 
 func (c Config) validate() error {
@@ -147,6 +171,12 @@ func (c Config) validate() error {
 	}
 	if c.Embed <= 0 || c.Embed > 256 {
 		return fmt.Errorf("linemodel: bad embedding width %d", c.Embed)
+	}
+	if c.Attn < 0 || c.Attn > 256 {
+		return fmt.Errorf("linemodel: bad attention width %d", c.Attn)
+	}
+	if c.Attn > 0 && (c.AttnBand <= 0 || c.AttnBand > MaxAttnBand) {
+		return fmt.Errorf("linemodel: attention band %d outside [1, %d]", c.AttnBand, MaxAttnBand)
 	}
 	return nil
 }
@@ -180,8 +210,11 @@ func NewModel(cfg Config, normal func() float64) (*Model, error) {
 	}
 	for i, sh := range cfg.ParamShapes() {
 		p := make([]float32, numel(sh))
-		if i <= ParamWH && i%2 == 0 {
+		if i <= ParamWH && i%2 == 0 || i >= ParamWQ {
 			s := math.Sqrt(2 / float64(sh[0]))
+			if i == ParamWQ || i == ParamWK {
+				s = math.Sqrt(1 / float64(sh[0]))
+			}
 			for j := range p {
 				p[j] = float32(normal() * s)
 			}
@@ -234,16 +267,6 @@ func dense(dst, x, w, b []float32, n, in, out int, relu bool) {
 	}
 }
 
-// poolContext writes, for each of the n rows of h (n×H), the row itself,
-// the mean of its ±1 neighbours, the mean of its ±2 and ±3 neighbours and
-// the mean over the lines of its definition (def ids, -1 = none), as
-// z (n×4H). Missing neighbours count as zero rows, so the pooling is the
-// fixed symmetric linear map the training graph uses.
-func poolContext(z, h []float32, def []int32, n, H int) {
-	dm := defMeans(h, def, n, H)
-	poolRows(z, h, 0, def, dm, 0, n, n, H)
-}
-
 // defPool is the sum of h over the lines of each definition and the
 // inverse of their count.
 type defPool struct {
@@ -294,12 +317,16 @@ func (dm *defPool) finish() {
 // poolReach is how many lines around a line the context pooling reads.
 const poolReach = 3
 
-// poolRows is poolContext for rows [s, e) of the n rows, written to z
-// from its start ((e−s)×4H); h holds rows from base on, at least those
-// within poolReach of [s, e).
-func poolRows(z, h []float32, base int, def []int32, dm defPool, s, e, n, H int) {
+// poolRows writes, for each row i in [s, e) of h's n rows (H wide), the
+// row itself, the mean of its ±1 neighbours, the mean of its ±2 and ±3
+// neighbours and the mean over the lines of its definition (def ids, -1 =
+// none). Missing neighbours count as zero rows, so the pooling is the
+// fixed symmetric linear map the training graph uses. It writes to z
+// from its start (row stride zw ≥ 4H; the first 4H columns of each row);
+// h holds rows from base on, at least those within poolReach of [s, e).
+func poolRows(z, h []float32, base int, def []int32, dm defPool, s, e, n, H, zw int) {
 	for i := s; i < e; i++ {
-		zi := z[(i-s)*4*H : (i-s+1)*4*H]
+		zi := z[(i-s)*zw : (i-s)*zw+4*H]
 		copy(zi[:H], h[(i-base)*H:(i-base+1)*H])
 		c1, c23, cd := zi[H:2*H], zi[2*H:3*H], zi[3*H:]
 		clear(zi[H:])
@@ -323,6 +350,78 @@ func poolRows(z, h []float32, base int, def []int32, dm defPool, s, e, n, H int)
 			}
 		}
 	}
+}
+
+// MaxAttnBand bounds Config.AttnBand: the streamed forward pass holds the
+// block it scores and its two neighbours, so a line's band must fit in
+// one block on either side.
+const MaxAttnBand = 256
+
+// attention holds the scratch of attendRows.
+type attention struct {
+	q, k, v []float32
+	w       []float64
+}
+
+// attendRows writes, for rows [s, e) of the n rows, the attention output
+// (A wide) into columns [off, off+A) of z's rows (stride zw): row i's
+// query meets the keys of rows within band of i, and the softmax of
+// their scaled dot products weights their values. h holds the second
+// trunk layer's rows from base on, at least those within band of [s, e).
+func (m *Model) attendRows(at *attention, z, h []float32, base, s, e, n, H, zw, off int) {
+	A, band := m.Cfg.Attn, m.Cfg.AttnBand
+	lo, hi := max(0, s-band), min(n, e+band)
+	k := e - s
+	at.q = grow(at.q, k*A)
+	at.k = grow(at.k, (hi-lo)*A)
+	at.v = grow(at.v, (hi-lo)*A)
+	at.w = growF64(at.w, 2*band+1)
+	dense(at.q, h[(s-base)*H:(e-base)*H], m.P[ParamWQ], nil, k, H, A, false)
+	dense(at.k, h[(lo-base)*H:(hi-base)*H], m.P[ParamWK], nil, hi-lo, H, A, false)
+	dense(at.v, h[(lo-base)*H:(hi-base)*H], m.P[ParamWV], nil, hi-lo, H, A, false)
+	scale := 1 / math.Sqrt(float64(A))
+	for i := s; i < e; i++ {
+		qi := at.q[(i-s)*A : (i-s+1)*A]
+		j0, j1 := max(0, i-band), min(n, i+band+1)
+		w := at.w[:j1-j0]
+		mx := math.Inf(-1)
+		for j := j0; j < j1; j++ {
+			kj := at.k[(j-lo)*A : (j-lo+1)*A]
+			d := float32(0)
+			for c, qv := range qi {
+				d += qv * kj[c]
+			}
+			w[j-j0] = float64(d) * scale
+			mx = max(mx, w[j-j0])
+		}
+		sum := 0.0
+		for t := range w {
+			w[t] = math.Exp(w[t] - mx)
+			sum += w[t]
+		}
+		out := z[(i-s)*zw+off : (i-s)*zw+off+A]
+		clear(out)
+		for j := j0; j < j1; j++ {
+			a := float32(w[j-j0] / sum)
+			for c, vv := range at.v[(j-lo)*A : (j-lo+1)*A] {
+				out[c] += a * vv
+			}
+		}
+	}
+}
+
+func grow(b []float32, n int) []float32 {
+	if cap(b) < n {
+		return make([]float32, n)
+	}
+	return b[:n]
+}
+
+func growF64(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
 }
 
 // Outputs are the per-line quantities of one forward pass.
@@ -661,11 +760,17 @@ func (m *Model) forward(ctx context.Context, in Input, stream bool) (Outputs, er
 		blocks[b] = r
 		return r
 	}
+	reach, A := poolReach, m.Cfg.Attn
+	if A > 0 {
+		reach = max(reach, m.Cfg.AttnBand)
+	}
+	zw := 4*h2 + A
+	var at attention
 	var win []float32
 	if stream {
-		win = make([]float32, (bs+2*poolReach)*h2)
+		win = make([]float32, (bs+2*reach)*h2)
 	}
-	z := make([]float32, bs*4*h2)
+	z := make([]float32, bs*zw)
 	a3 := make([]float32, bs*h3)
 	hd := make([]float32, bs*NumHeads)
 	o.Sem, o.Dep, o.Gate, o.Fused, o.Keep = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
@@ -684,7 +789,7 @@ func (m *Model) forward(ctx context.Context, in Input, stream bool) (Outputs, er
 				delete(blocks, b-2)
 				free = append(free, r)
 			}
-			lo, hi := max(0, s-poolReach), min(n, e+poolReach)
+			lo, hi := max(0, s-reach), min(n, e+reach)
 			for r := lo; r < hi; r++ {
 				rows := blockRows(r / bs)
 				j := r % bs
@@ -692,8 +797,11 @@ func (m *Model) forward(ctx context.Context, in Input, stream bool) (Outputs, er
 			}
 			h, base = win[:(hi-lo)*h2], lo
 		}
-		poolRows(z, h, base, def, dm, s, e, n, h2)
-		dense(a3[:k*h3], z[:k*4*h2], m.P[ParamW3], m.P[ParamB3], k, 4*h2, h3, true)
+		poolRows(z, h, base, def, dm, s, e, n, h2, zw)
+		if A > 0 {
+			m.attendRows(&at, z, h, base, s, e, n, h2, zw, 4*h2)
+		}
+		dense(a3[:k*h3], z[:k*zw], m.P[ParamW3], m.P[ParamB3], k, zw, h3, true)
 		dense(hd[:k*NumHeads], a3[:k*h3], m.P[ParamWH], m.P[ParamBH], k, h3, NumHeads, false)
 		for i := s; i < e; i++ {
 			r := hd[(i-s)*NumHeads : (i-s+1)*NumHeads]
@@ -784,6 +892,9 @@ func (m *Model) Tensors() []safetensors.Tensor {
 		safetensors.NewFloat32Tensor("feature_std", []int{len(m.Std)}, m.Std),
 	}
 	for i, sh := range m.Cfg.ParamShapes() {
+		if numel(sh) == 0 {
+			continue // attention off: the checkpoint has no such tensor
+		}
 		ts = append(ts, safetensors.NewFloat32Tensor(paramNames[i], sh, m.P[i]))
 	}
 	return ts
@@ -849,7 +960,23 @@ func LoadFS(fsys fs.FS, name string) (*Model, error) {
 	if len(m.Mean) != F || len(m.Std) != F {
 		return nil, fmt.Errorf("linemodel: %s: standardisation has %d/%d entries, want %d", name, len(m.Mean), len(m.Std), F)
 	}
+	// Name every missing tensor at once: a config that does not match
+	// its weights (attention asked for, weights without it) usually
+	// misses several.
+	var missing []string
 	for i, sh := range cfg.ParamShapes() {
+		if _, ok := f.Info(paramNames[i]); !ok && numel(sh) > 0 {
+			missing = append(missing, paramNames[i])
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("linemodel: %s: config.json asks for tensors the weights lack: %s", name, strings.Join(missing, ", "))
+	}
+	for i, sh := range cfg.ParamShapes() {
+		if numel(sh) == 0 {
+			m.P = append(m.P, nil)
+			continue
+		}
 		p, err := f.Float32(paramNames[i])
 		if err != nil {
 			return nil, err

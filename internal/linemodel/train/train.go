@@ -97,7 +97,7 @@ func NewTrainer(m *linemodel.Model, opt TrainOptions, backend backends.Backend) 
 	}
 	exec.SetMaxCache(64)
 	t.exec = exec
-	for _, p := range m.P {
+	for _, p := range m.P[:m.Cfg.NumParams()] {
 		t.m1 = append(t.m1, make([]float32, len(p)))
 		t.m2 = append(t.m2, make([]float32, len(p)))
 	}
@@ -203,10 +203,11 @@ func linear(x, w, b *G.Node) *G.Node {
 type forwardGraph struct {
 	u, v                               *G.Node // [N,D] query and line embeddings (per row)
 	x, pre1, h1, pre2, h2, z, pre3, h3 *G.Node
-	head                               *G.Node // [N,4]
-	sSem, sDep                         *G.Node // [B,L]
-	gl                                 *G.Node // [B,L,2] gate logits
-	rank                               *G.Node // [B,L] ranking head
+	head                               *G.Node   // [N,4]
+	att                                *attGraph // nil without attention
+	sSem, sDep                         *G.Node   // [B,L]
+	gl                                 *G.Node   // [B,L,2] gate logits
+	rank                               *G.Node   // [B,L] ranking head
 }
 
 // column returns column c of x [N,4] as [N] without Slice (whose gradient
@@ -236,7 +237,65 @@ func pooler(in []*G.Node, ref bool) func(h *G.Node, near bool) *G.Node {
 	}
 }
 
-func buildForward(in []*G.Node, P []*G.Node, ref bool) *forwardGraph {
+// attGraph holds the attention's nodes for the backward pass.
+type attGraph struct {
+	q, k, v *G.Node // [B,L,A]
+	w       *G.Node // [B,L,L] attention weights (rows: queries)
+	m3      *G.Node // [B,L,1] valid-row mask
+	scale   float64
+}
+
+// attend is the forward attention over the lines of each case: queries,
+// keys and values are linear maps of h [N,H]; a row attends to the valid
+// rows within band lines of it; the output [N,A] is zero on padding rows.
+// It is the Go forward pass's attendRows (the same band, the same mask).
+func attend(h, mask, wq, wk, wv *G.Node, band int) (*G.Node, *attGraph) {
+	g := h.Graph()
+	B, L := mask.Shape().Dimensions[0], mask.Shape().Dimensions[1]
+	A := wq.Shape().Dimensions[1]
+	proj := func(w *G.Node) *G.Node {
+		return G.Reshape(G.DotGeneral(h, []int{1}, nil, w, []int{0}, nil), B, L, A)
+	}
+	a := &attGraph{q: proj(wq), k: proj(wk), v: proj(wv), m3: G.InsertAxes(mask, -1), scale: 1 / math.Sqrt(float64(A))}
+	pen := make([]float32, L*L)
+	for i := 0; i < L; i++ {
+		for j := 0; j < L; j++ {
+			if i-j > band || j-i > band {
+				pen[i*L+j] = -1e4
+			}
+		}
+	}
+	// [1,L,L] band penalty + [B,1,L] padding-key penalty.
+	bias := G.Add(G.Reshape(G.Const(g, pen), 1, L, L), G.Reshape(G.MulScalar(G.OneMinus(mask), -1e4), B, 1, L))
+	sc := G.Add(G.MulScalar(G.DotGeneral(a.q, []int{2}, []int{0}, a.k, []int{2}, []int{0}), a.scale), bias)
+	mx := G.StopGradient(G.ReduceAndKeep(sc, G.ReduceMax, 2))
+	ex := G.Exp(G.Sub(sc, mx))
+	a.w = G.Div(ex, G.ReduceAndKeep(ex, G.ReduceSum, 2))
+	out := G.Mul(G.DotGeneral(a.w, []int{2}, []int{0}, a.v, []int{1}, []int{0}), a.m3) // [B,L,A]
+	return G.Reshape(out, B*L, A), a
+}
+
+// backward returns the gradients of Wq, Wk, Wv and of h [N,H] given the
+// output's gradient dOut [N,A].
+func (a *attGraph) backward(dOut, h, wq, wk, wv *G.Node) (dWq, dWk, dWv, dh *G.Node) {
+	B, L, A := a.q.Shape().Dimensions[0], a.q.Shape().Dimensions[1], a.q.Shape().Dimensions[2]
+	N := B * L
+	dO := G.Mul(G.Reshape(dOut, B, L, A), a.m3)
+	dV := G.DotGeneral(a.w, []int{1}, []int{0}, dO, []int{1}, []int{0}) // Wᵀ·dO [B,L,A]
+	dW := G.DotGeneral(dO, []int{2}, []int{0}, a.v, []int{2}, []int{0}) // dO·Vᵀ [B,L,L]
+	dS := G.Mul(a.w, G.Sub(dW, G.ReduceAndKeep(G.Mul(dW, a.w), G.ReduceSum, 2)))
+	dS = G.MulScalar(dS, a.scale)
+	dQ := G.DotGeneral(dS, []int{2}, []int{0}, a.k, []int{1}, []int{0}) // [B,L,A]
+	dK := G.DotGeneral(dS, []int{1}, []int{0}, a.q, []int{1}, []int{0}) // [B,L,A]
+	flat := func(x *G.Node) *G.Node { return G.Reshape(x, N, A) }
+	tmm := func(x, y *G.Node) *G.Node { return G.DotGeneral(x, []int{0}, nil, y, []int{0}, nil) }
+	mmT := func(x, w *G.Node) *G.Node { return G.DotGeneral(x, []int{1}, nil, w, []int{1}, nil) }
+	dWq, dWk, dWv = tmm(h, flat(dQ)), tmm(h, flat(dK)), tmm(h, flat(dV))
+	dh = G.Add(G.Add(mmT(flat(dQ), wq), mmT(flat(dK), wk)), mmT(flat(dV), wv))
+	return
+}
+
+func buildForward(in []*G.Node, P []*G.Node, band int, ref bool) *forwardGraph {
 	pool := pooler(in, ref)
 	B, L := in[inMask].Shape().Dimensions[0], in[inMask].Shape().Dimensions[1]
 	D := P[linemodel.ParamEmbQ].Shape().Dimensions[1]
@@ -249,12 +308,18 @@ func buildForward(in []*G.Node, P []*G.Node, ref bool) *forwardGraph {
 	f.h1 = relu(f.pre1)
 	f.pre2 = linear(f.h1, P[linemodel.ParamW2], P[linemodel.ParamB2])
 	f.h2 = relu(f.pre2)
-	f.z = G.Concatenate([]*G.Node{
+	parts := []*G.Node{
 		f.h2,
 		pool(f.h2, true),
 		pool(f.h2, false),
 		poolDef(f.h2, in[inSeg], in[inInv]),
-	}, 1)
+	}
+	if len(P) > linemodel.ParamWQ {
+		var o *G.Node
+		o, f.att = attend(f.h2, in[inMask], P[linemodel.ParamWQ], P[linemodel.ParamWK], P[linemodel.ParamWV], band)
+		parts = append(parts, o)
+	}
+	f.z = G.Concatenate(parts, 1)
 	f.pre3 = linear(f.z, P[linemodel.ParamW3], P[linemodel.ParamB3])
 	f.h3 = relu(f.pre3)
 	f.head = linear(f.h3, P[linemodel.ParamWH], P[linemodel.ParamBH])
@@ -301,7 +366,7 @@ func lossGraph(cfg linemodel.Config, in []*G.Node, P []*G.Node, sSem, sDep, gl, 
 // trainGraph returns [loss, nllF, listwise, grads of every parameter...].
 func trainGraph(cfg linemodel.Config, in []*G.Node) []*G.Node {
 	P := in[numInputs:]
-	f := buildForward(in, P, false)
+	f := buildForward(in, P, cfg.AttnBand, false)
 	pool := pooler(in, false)
 	total, nllF, lw := lossGraph(cfg, in, P, f.sSem, f.sDep, f.gl, f.rank)
 	wrt := []*G.Node{f.sSem, f.sDep, f.gl, f.rank}
@@ -313,7 +378,7 @@ func trainGraph(cfg linemodel.Config, in []*G.Node) []*G.Node {
 	dHead := G.Concatenate([]*G.Node{
 		G.Reshape(gr[0], N, 1), G.Reshape(gr[1], N, 1), G.Reshape(gr[2], N, 2), G.Reshape(gr[3], N, 1),
 	}, 1)
-	grads := make([]*G.Node, linemodel.NumParams)
+	grads := make([]*G.Node, cfg.NumParams())
 	tmm := func(a, b *G.Node) *G.Node { return G.DotGeneral(a, []int{0}, nil, b, []int{0}, nil) } // aᵀ·b
 	mmT := func(a, w *G.Node) *G.Node { return G.DotGeneral(a, []int{1}, nil, w, []int{1}, nil) } // a·wᵀ
 	grads[linemodel.ParamWH], grads[linemodel.ParamBH] = tmm(f.h3, dHead), G.ReduceSum(dHead, 0)
@@ -324,6 +389,13 @@ func trainGraph(cfg linemodel.Config, in []*G.Node) []*G.Node {
 	part := func(k int) *G.Node { return G.Slice(dz, G.AxisRange(), G.AxisRange(k*H2, (k+1)*H2)) }
 	dh2 := G.Add(G.Add(part(0), pool(part(1), true)),
 		G.Add(pool(part(2), false), poolDef(part(3), in[inSeg], in[inInv])))
+	if f.att != nil {
+		dO := G.Slice(dz, G.AxisRange(), G.AxisRange(4*H2, 4*H2+cfg.Attn))
+		var dh *G.Node
+		grads[linemodel.ParamWQ], grads[linemodel.ParamWK], grads[linemodel.ParamWV], dh =
+			f.att.backward(dO, f.h2, P[linemodel.ParamWQ], P[linemodel.ParamWK], P[linemodel.ParamWV])
+		dh2 = G.Add(dh2, dh)
+	}
 	d2 := reluGrad(dh2, f.pre2)
 	grads[linemodel.ParamW2], grads[linemodel.ParamB2] = tmm(f.h1, d2), G.ReduceSum(d2, 0)
 	d1 := reluGrad(mmT(d2, P[linemodel.ParamW2]), f.pre1)
@@ -441,7 +513,7 @@ func (t *Trainer) batchInputs(exs []*Example) []any {
 		tensors.FromFlatDataAndDimensions(tids, N, linemodel.MaxLineIDs, 1),
 		tensors.FromFlatDataAndDimensions(tw, N, linemodel.MaxLineIDs),
 	}
-	for i, sh := range t.M.Cfg.ParamShapes() {
+	for i, sh := range t.M.Cfg.ParamShapes()[:t.M.Cfg.NumParams()] {
 		args = append(args, tensors.FromFlatDataAndDimensions(t.M.P[i], sh...))
 	}
 	return args
@@ -499,7 +571,7 @@ func (t *Trainer) TrainStep(exs []*Example) (StepLoss, error) {
 	if f := t.Opt.LRFinal; f > 0 && f != 1 && t.total > 0 {
 		lr *= 1 - (1-f)*math.Min(1, float64(t.step-1)/float64(t.total))
 	}
-	for pi, p := range t.M.P {
+	for pi, p := range t.M.P[:t.M.Cfg.NumParams()] {
 		g := tensors.MustCopyFlatData[float32](outs[3+pi])
 		m1, m2 := t.m1[pi], t.m2[pi]
 		decay := pi <= linemodel.ParamWH && pi%2 == 0 || pi >= linemodel.ParamEmbQ // weight matrices and embeddings

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends/simplego"
@@ -116,18 +117,39 @@ func fixtureExamples(t *testing.T, n int) []Example {
 
 func newTestModel(t *testing.T, exs []Example) *linemodel.Model {
 	t.Helper()
+	return newTestModelCfg(t, exs, linemodel.Config{Hidden: []int{8, 6, 5}, Embed: 4, Lambda: 0.5, Listwise: 0.5, GateReg: 0.01})
+}
+
+func newTestModelCfg(t *testing.T, exs []Example, cfg linemodel.Config) *linemodel.Model {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
-	m, err := linemodel.NewModel(linemodel.Config{Hidden: []int{8, 6, 5}, Embed: 4, Lambda: 0.5, Listwise: 0.5, GateReg: 0.01}, rng.NormFloat64)
+	m, err := linemodel.NewModel(cfg, rng.NormFloat64)
 	require.NoError(t, err)
 	SetStandardisation(m, exs)
 	return m
 }
 
+// attnConfig is the test model with an attention head whose band (3
+// lines) is narrower than the cases, so the band mask matters.
+var attnConfig = linemodel.Config{Hidden: []int{8, 6, 5}, Embed: 4, Lambda: 0.5, Listwise: 0.5, GateReg: 0.01, Attn: 3, AttnBand: 3}
+
 // TestGradientMatchesAutodiff checks the hand-written backward pass of the
-// training graph against GoMLX's own autodiff of the same loss.
+// training graph against GoMLX's own autodiff of the same loss, without
+// and with the attention head.
 func TestGradientMatchesAutodiff(t *testing.T) {
 	exs := fixtureExamples(t, 3)
-	m := newTestModel(t, exs)
+	for _, tc := range []struct {
+		name string
+		cfg  linemodel.Config
+	}{
+		{"plain", linemodel.Config{Hidden: []int{8, 6, 5}, Embed: 4, Lambda: 0.5, Listwise: 0.5, GateReg: 0.01}},
+		{"attention", attnConfig},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkGradient(t, exs, newTestModelCfg(t, exs, tc.cfg)) })
+	}
+}
+
+func checkGradient(t *testing.T, exs []Example, m *linemodel.Model) {
 	// Random CRF parameters and biases so every gradient is exercised.
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := linemodel.ParamB1; i < linemodel.NumParams; i++ {
@@ -145,7 +167,7 @@ func TestGradientMatchesAutodiff(t *testing.T) {
 	cfg := m.Cfg
 	ref, err := G.NewExec(backend, func(in []*G.Node) []*G.Node {
 		P := in[numInputs:]
-		f := buildForward(in, P, true)
+		f := buildForward(in, P, cfg.AttnBand, true)
 		total, _, _ := lossGraph(cfg, in, P, f.sSem, f.sDep, f.gl, f.rank)
 		return append([]*G.Node{total}, G.Gradient(total, P...)...)
 	})
@@ -157,7 +179,8 @@ func TestGradientMatchesAutodiff(t *testing.T) {
 	assert.InDelta(t, tensors.MustCopyFlatData[float32](want[0])[0], tensors.MustCopyFlatData[float32](got[0])[0], 1e-5)
 	// Tensors lists the standardisation (2 tensors), then the parameters.
 	paramNames := m.Tensors()[2:]
-	for i := 0; i < linemodel.NumParams; i++ {
+	require.Len(t, paramNames, cfg.NumParams())
+	for i := 0; i < cfg.NumParams(); i++ {
 		w := tensors.MustCopyFlatData[float32](want[1+i])
 		g := tensors.MustCopyFlatData[float32](got[3+i])
 		require.Len(t, g, len(w), paramNames[i].Name)
@@ -211,21 +234,46 @@ func readAll(t *testing.T, dir string) map[string][]byte {
 // identical scores.
 func TestCheckpointRoundTrip(t *testing.T) {
 	exs := fixtureExamples(t, 8)
-	m := newTestModel(t, exs)
-	a, b := t.TempDir(), t.TempDir()
-	tr, err := NewTrainer(m, trainOpts(a, 5), nil)
-	require.NoError(t, err)
-	require.NoError(t, tr.Train(exs))
-	m2, err := linemodel.Load(a)
-	require.NoError(t, err)
-	require.NoError(t, m2.Save(b))
-	ra, rb := readAll(t, a), readAll(t, b)
-	for _, f := range []string{"config.json", "model.safetensors"} {
-		require.NotEmpty(t, ra[f])
-		assert.Equal(t, ra[f], rb[f], f)
+	for _, tc := range []struct {
+		name string
+		m    *linemodel.Model
+	}{{"plain", newTestModel(t, exs)}, {"attention", newTestModelCfg(t, exs, attnConfig)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.m
+			a, b := t.TempDir(), t.TempDir()
+			tr, err := NewTrainer(m, trainOpts(a, 5), nil)
+			require.NoError(t, err)
+			require.NoError(t, tr.Train(exs))
+			m2, err := linemodel.Load(a)
+			require.NoError(t, err)
+			require.NoError(t, m2.Save(b))
+			ra, rb := readAll(t, a), readAll(t, b)
+			for _, f := range []string{"config.json", "model.safetensors"} {
+				require.NotEmpty(t, ra[f])
+				assert.Equal(t, ra[f], rb[f], f)
+			}
+			ctx := context.Background()
+			assert.Equal(t, m.Score(ctx, "parseRange", goSrc, syntax.Go), m2.Score(ctx, "parseRange", goSrc, syntax.Go))
+			tr2, err := NewTrainer(m2, trainOpts(b, 6), nil)
+			require.NoError(t, err)
+			require.NoError(t, tr2.Resume(a), "the optimizer state must load too")
+		})
 	}
-	ctx := context.Background()
-	assert.Equal(t, m.Score(ctx, "parseRange", goSrc, syntax.Go), m2.Score(ctx, "parseRange", goSrc, syntax.Go))
+}
+
+// TestLoadNamesMissingAttention: a config that asks for attention over
+// weights without it fails naming the tensor.
+func TestLoadNamesMissingAttention(t *testing.T) {
+	exs := fixtureExamples(t, 2)
+	dir := t.TempDir()
+	require.NoError(t, newTestModel(t, exs).Save(dir))
+	cfgPath := filepath.Join(dir, "config.json")
+	b, err := os.ReadFile(cfgPath)
+	require.NoError(t, err)
+	b = []byte(strings.Replace(string(b), `"embed": 4,`, `"embed": 4, "attn": 3, "attn_band": 3,`, 1))
+	require.NoError(t, os.WriteFile(cfgPath, b, 0o644))
+	_, err = linemodel.Load(dir)
+	require.ErrorContains(t, err, "attention.query")
 }
 
 // TestResumeMatchesStraightRun pins that N steps straight and N/2 steps,
@@ -272,4 +320,46 @@ func TestStandardisationOfConstantColumns(t *testing.T) {
 	assert.InDelta(t, 1, m.Standardise(row)[j], 1e-6)
 	k := slices.Index(linemodel.FeatureNames, "bm25n")
 	assert.NotEqual(t, float32(1), m.Std[k], "a varying column keeps its own scale")
+}
+
+// TestGoForwardMatchesGraph: the library's Go forward pass gives the
+// training graph's ranking head, with and without attention (whose band
+// is narrower than the cases, so the band and padding masks must agree).
+func TestGoForwardMatchesGraph(t *testing.T) {
+	exs := fixtureExamples(t, 3)
+	for _, cfg := range []linemodel.Config{
+		{Hidden: []int{8, 6, 5}, Embed: 4, Lambda: 0.5, Listwise: 0.5, GateReg: 0.01},
+		attnConfig,
+	} {
+		m := newTestModelCfg(t, exs, cfg)
+		rng := rand.New(rand.NewPCG(7, 8))
+		for i := range m.P {
+			if i%2 == 1 && i <= linemodel.ParamBH {
+				for j := range m.P[i] {
+					m.P[i][j] = float32(rng.NormFloat64() * 0.3)
+				}
+			}
+		}
+		tr, err := NewTrainer(m, TrainOptions{Batch: 4, MaxLines: 64, TargetDep: 0.3}, nil)
+		require.NoError(t, err)
+		batch := []*Example{&exs[0], &exs[1], &exs[2]}
+		backend, err := simplego.New("ops_sequential")
+		require.NoError(t, err)
+		exec, err := G.NewExec(backend, func(in []*G.Node) *G.Node {
+			return buildForward(in, in[numInputs:], cfg.AttnBand, false).rank
+		})
+		require.NoError(t, err)
+		out, err := exec.Exec(tr.batchInputs(batch)...)
+		require.NoError(t, err)
+		rank := tensors.MustCopyFlatData[float32](out[0])
+		L := len(rank) / 4
+		for b, ex := range batch {
+			require.Greater(t, ex.N, cfg.AttnBand+1, "the band must be narrower than the case")
+			require.LessOrEqual(t, ex.N, L)
+			got := m.Forward(ex.Input()).RankHead
+			for i := 0; i < ex.N; i++ {
+				assert.InDelta(t, rank[b*L+i], got[i], 1e-4, "attn %d case %d line %d", cfg.Attn, b, i)
+			}
+		}
+	}
 }
