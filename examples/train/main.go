@@ -53,6 +53,7 @@ type options struct {
 	hidden              string
 	embed               int
 	attn, attnBand      int
+	negatives           float64
 	lambda, lr, wd      float64
 	lrFinal             float64
 	listwise, gateReg   float64
@@ -94,6 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.embed, "embed", 24, "width of the hashed query-piece and line-piece embeddings")
 	fs.IntVar(&o.attn, "attn", 0, "width of an attention head over the lines (queries, keys, values; 0 = none)")
 	fs.IntVar(&o.attnBand, "attn-band", 64, "lines on either side a line attends to (with -attn)")
+	fs.Float64Var(&o.negatives, "negatives", 0, "add this share of the train cases again with another repository's query and no gold lines (off-topic pairs: the keep heads learn to keep nothing)")
 	fs.Float64Var(&o.lambda, "lambda", 0.5, "weight of the rubric (semantic, dependency) CRF losses")
 	fs.Float64Var(&o.listwise, "listwise", 1, "weight of the auxiliary listwise loss that trains the ranking head on gold lines")
 	fs.Float64Var(&o.gateReg, "gate-reg", 0.002, "weight of the gate-balance regulariser")
@@ -197,6 +199,54 @@ func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lm
 	}
 	fmt.Fprintf(stderr, "features: done in %s\n", time.Since(start).Round(time.Millisecond))
 	return train, val, nil
+}
+
+// negativeCases draws share of tr (by seed) and gives each the query of a
+// case from another repository and no gold lines. A case for which 100
+// draws find no other repository's query is left out.
+func negativeCases(tr []lmtrain.Case, share float64, seed uint64) []lmtrain.Case {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	n := min(int(share*float64(len(tr))), len(tr))
+	var neg []lmtrain.Case
+	for _, i := range rng.Perm(len(tr))[:n] {
+		c := tr[i]
+		for range 100 {
+			q := tr[rng.IntN(len(tr))]
+			if q.Repo != c.Repo && q.Query != "" {
+				c.ID += " off-topic"
+				c.Query, c.GoldLines = q.Query, nil
+				neg = append(neg, c)
+				break
+			}
+		}
+	}
+	return neg
+}
+
+// negativeExamples returns the off-topic train examples of -negatives: a
+// share of the train split's cases (drawn by the seed), each with the
+// query of a train case from another repository and no gold lines, so
+// that every line is labelled drop and the listwise loss has no target.
+func negativeExamples(ctx context.Context, o options, stderr io.Writer) ([]lmtrain.Example, error) {
+	if o.negatives <= 0 {
+		return nil, nil
+	}
+	cache := filepath.Join(o.out, fmt.Sprintf("features-neg-%g-%d-%d%s.gob", o.negatives, o.limit, o.seed, dataMix(o)))
+	if exs, err := lmtrain.LoadExamples(cache); err == nil {
+		fmt.Fprintf(stderr, "features: %d off-topic train cases from cache\n", len(exs))
+		return exs, nil
+	}
+	cases, err := loadCases(ctx, o, stderr)
+	if err != nil {
+		return nil, err
+	}
+	neg := negativeCases(lmtrain.Split(cases, "train"), o.negatives, o.seed)
+	exs, err := lmtrain.BuildExamples(ctx, neg, false, o.workers, progress(stderr, "features off-topic"))
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "data: %d off-topic train cases\n", len(exs))
+	return exs, lmtrain.SaveExamples(cache, exs)
 }
 
 // loadCases reads the training mix: the commit cases of -data, the
@@ -400,6 +450,11 @@ func train(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	neg, err := negativeExamples(ctx, o, log)
+	if err != nil {
+		return err
+	}
+	trainEx = append(trainEx, neg...)
 	bm := lmtrain.Evaluate(valEx, o.r, bm25Score)
 	fmt.Fprintf(log, "val bm25 r=%.2f: recall %.4f hit %.4f line_comp %.4f char_comp %.4f\n", o.r, bm.Mean.Recall, bm.Mean.Hit, bm.Mean.LineComp, bm.Mean.CharComp)
 

@@ -233,3 +233,34 @@ func TestExtraSpec(t *testing.T) {
 		assert.Equal(t, c.repeat, repeat, c.spec)
 	}
 }
+
+// TestNegativeCases: -negatives pairs a share of the train cases with
+// another repository's query and no gold lines, deterministically.
+func TestNegativeCases(t *testing.T) {
+	var tr []lmtrain.Case
+	for i := range 40 {
+		repo := []string{"a/a", "b/b", "c/c"}[i%3]
+		var c lmtrain.Case
+		c.ID, c.Repo, c.Query, c.Text, c.GoldLines = fmt.Sprintf("%s#%d", repo, i), repo, "query of "+repo, "x\ny\n", []int{1}
+		tr = append(tr, c)
+	}
+	neg := negativeCases(tr, 0.5, 1)
+	require.Len(t, neg, 20)
+	ids := map[string]bool{}
+	for _, c := range neg {
+		assert.Empty(t, c.GoldLines, c.ID)
+		assert.True(t, strings.HasSuffix(c.ID, " off-topic"), c.ID)
+		assert.NotEqual(t, "query of "+c.Repo, c.Query, "another repository's query")
+		assert.True(t, strings.HasPrefix(c.Query, "query of "), c.Query)
+		ids[c.ID] = true
+	}
+	assert.Len(t, ids, 20, "each case drawn once")
+	assert.Equal(t, neg, negativeCases(tr, 0.5, 1), "deterministic")
+	assert.NotEqual(t, neg, negativeCases(tr, 0.5, 2), "the seed draws")
+	one := tr[:5]
+	for i := range one {
+		one[i].Repo = "a/a"
+	}
+	assert.Empty(t, negativeCases(one, 1, 1), "no other repository: nothing drawn")
+	assert.Equal(t, []int{1}, tr[0].GoldLines, "the train cases are not changed")
+}
