@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/prunekit/pruner/internal/evalset"
@@ -77,6 +78,40 @@ func TestScoreInvariants(t *testing.T) {
 			}
 			r := m.Rank(context.Background(), tc.query, tc.text, tc.lang)
 			require.Len(t, r, len(s))
+		})
+	}
+}
+
+// TestConfigValidate: NewModel (and so Load) refuses configs whose
+// shapes would be meaningless or whose attention band the streamed
+// forward pass could not hold.
+func TestConfigValidate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want string // "" = valid
+	}{
+		{"plain", Config{Hidden: []int{8, 6, 5}, Embed: 4}, ""},
+		{"attention", Config{Hidden: []int{8, 6, 5}, Embed: 4, Attn: 3, AttnBand: MaxAttnBand}, ""},
+		{"two widths", Config{Hidden: []int{8, 6}, Embed: 4}, "hidden must list 3 widths"},
+		{"zero width", Config{Hidden: []int{8, 0, 5}, Embed: 4}, "bad hidden width 0"},
+		{"no embedding", Config{Hidden: []int{8, 6, 5}}, "bad embedding width 0"},
+		{"negative attention", Config{Hidden: []int{8, 6, 5}, Embed: 4, Attn: -1}, "bad attention width -1"},
+		{"attention without band", Config{Hidden: []int{8, 6, 5}, Embed: 4, Attn: 3}, "attention band 0 outside"},
+		{"band too wide", Config{Hidden: []int{8, 6, 5}, Embed: 4, Attn: 3, AttnBand: MaxAttnBand + 1}, "outside [1, 256]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := NewModel(c.cfg, func() float64 { return 0.5 })
+			if c.want != "" {
+				require.ErrorContains(t, err, c.want)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, m.P, NumParams)
+			for i, sh := range m.Cfg.ParamShapes() {
+				require.Len(t, m.P[i], numel(sh), paramNames[i])
+			}
+			assert.Len(t, m.Tensors(), 2+m.Cfg.NumParams(), "tensors without attention omit its weights")
 		})
 	}
 }
