@@ -77,6 +77,30 @@ func BenchmarkForward(b *testing.B) {
 	}
 }
 
+// BenchmarkForwardAttention times the forward pass of the shipped shape
+// (random weights) without and with a 16-wide attention head over ±128
+// lines (train -attn 16 -attn-band 128), on 700 lines.
+func BenchmarkForwardAttention(b *testing.B) {
+	in := NewInput(context.Background(), "retry bad range headers", bigGoSource(700), syntax.Go)
+	for _, attn := range []int{0, 16} {
+		b.Run(fmt.Sprintf("attn=%d", attn), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			cfg := Config{Hidden: []int{96, 48, 48}, Embed: 48}
+			if attn > 0 {
+				cfg.Attn, cfg.AttnBand = attn, 128
+			}
+			m, err := NewModel(cfg, rng.NormFloat64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m.Forward(in)
+			}
+		})
+	}
+}
+
 // bigToolOutput returns about lines lines of tool output: git log commits
 // with dates and stats, blame lines, grep hits and ls -l entries, the
 // inputs the tool columns (records, dates, quoted code, sizes) read.
