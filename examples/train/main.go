@@ -170,13 +170,8 @@ func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lm
 	if err != nil {
 		return nil, nil, err
 	}
-	tr := lmtrain.Split(cases, "train")
+	tr := trainCases(cases, o)
 	va := lmtrain.Split(cases, "val")
-	rng := rand.New(rand.NewPCG(o.seed, 7))
-	if o.limit > 0 && o.limit < len(tr) {
-		rng.Shuffle(len(tr), func(i, j int) { tr[i], tr[j] = tr[j], tr[i] })
-		tr = tr[:o.limit]
-	}
 	if o.valLimit > 0 && o.valLimit < len(va) {
 		va = va[:o.valLimit]
 	}
@@ -201,10 +196,32 @@ func examples(ctx context.Context, o options, stderr io.Writer) (train, val []lm
 	return train, val, nil
 }
 
-// negativeCases draws share of tr (by seed) and gives each the query of a
+// trainCases returns the train split of cases, cut to -limit cases drawn
+// by the seed.
+func trainCases(cases []lmtrain.Case, o options) []lmtrain.Case {
+	tr := lmtrain.Split(cases, "train")
+	rng := rand.New(rand.NewPCG(o.seed, 7))
+	if o.limit > 0 && o.limit < len(tr) {
+		rng.Shuffle(len(tr), func(i, j int) { tr[i], tr[j] = tr[j], tr[i] })
+		tr = tr[:o.limit]
+	}
+	return tr
+}
+
+// negativeCases draws share of tr's distinct cases (by seed) and gives each the query of a
 // case from another repository and no gold lines. A case for which 100
 // draws find no other repository's query is left out.
 func negativeCases(tr []lmtrain.Case, share float64, seed uint64) []lmtrain.Case {
+	// A case repeated by -extra DIR:N is drawn at most once.
+	seen := map[string]bool{}
+	var uniq []lmtrain.Case
+	for _, c := range tr {
+		if !seen[c.ID] {
+			seen[c.ID] = true
+			uniq = append(uniq, c)
+		}
+	}
+	tr = uniq
 	rng := rand.New(rand.NewPCG(seed, 11))
 	n := min(int(share*float64(len(tr))), len(tr))
 	var neg []lmtrain.Case
@@ -224,7 +241,7 @@ func negativeCases(tr []lmtrain.Case, share float64, seed uint64) []lmtrain.Case
 }
 
 // negativeExamples returns the off-topic train examples of -negatives: a
-// share of the train split's cases (drawn by the seed), each with the
+// share of the train cases (those -limit keeps) (drawn by the seed), each with the
 // query of a train case from another repository and no gold lines, so
 // that every line is labelled drop and the listwise loss has no target.
 func negativeExamples(ctx context.Context, o options, stderr io.Writer) ([]lmtrain.Example, error) {
@@ -240,7 +257,7 @@ func negativeExamples(ctx context.Context, o options, stderr io.Writer) ([]lmtra
 	if err != nil {
 		return nil, err
 	}
-	neg := negativeCases(lmtrain.Split(cases, "train"), o.negatives, o.seed)
+	neg := negativeCases(trainCases(cases, o), o.negatives, o.seed)
 	exs, err := lmtrain.BuildExamples(ctx, neg, false, o.workers, progress(stderr, "features off-topic"))
 	if err != nil {
 		return nil, err

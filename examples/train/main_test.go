@@ -263,4 +263,6 @@ func TestNegativeCases(t *testing.T) {
 	}
 	assert.Empty(t, negativeCases(one, 1, 1), "no other repository: nothing drawn")
 	assert.Equal(t, []int{1}, tr[0].GoldLines, "the train cases are not changed")
+	twice := append(append([]lmtrain.Case(nil), tr...), tr...)
+	assert.Len(t, negativeCases(twice, 1, 1), len(tr), "a repeated case is drawn once")
 }

@@ -71,10 +71,13 @@ func crossSamples(t *testing.T, m *Model, sets [][]evalset.File) []gateSample {
 				queries = append(queries, c.Query)
 			}
 		}
+		if len(queries) == 0 {
+			continue
+		}
 		i := 0
 		for _, f := range files {
 			for _, c := range f.Cases {
-				q := queries[(i*7)%len(queries)]
+				q := queries[(i+len(queries)/2)%len(queries)]
 				i++
 				lang := syntax.Detect(c.Text, c.Path)
 				res, ev, err := m.scoreText(ctx, tok.CountContext, q, c.Text, lang)

@@ -357,6 +357,9 @@ func poolRows(z, h []float32, base int, def []int32, dm defPool, s, e, n, H, zw 
 // one block on either side.
 const MaxAttnBand = 256
 
+// The streamed pass's window (three blocks) must hold a band each side.
+const _ = uint(forwardBlock - MaxAttnBand)
+
 // attention holds the scratch of attendRows.
 type attention struct {
 	q, k, v []float32

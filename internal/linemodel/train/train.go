@@ -574,7 +574,7 @@ func (t *Trainer) TrainStep(exs []*Example) (StepLoss, error) {
 	for pi, p := range t.M.P[:t.M.Cfg.NumParams()] {
 		g := tensors.MustCopyFlatData[float32](outs[3+pi])
 		m1, m2 := t.m1[pi], t.m2[pi]
-		decay := pi <= linemodel.ParamWH && pi%2 == 0 || pi >= linemodel.ParamEmbQ // weight matrices and embeddings
+		decay := pi <= linemodel.ParamWH && pi%2 == 0 || pi >= linemodel.ParamEmbQ // weight matrices, embeddings and the attention maps
 		for i := range p {
 			gi := float64(g[i])
 			m1[i] = float32(b1*float64(m1[i]) + (1-b1)*gi)
