@@ -208,9 +208,9 @@ func trainCases(cases []lmtrain.Case, o options) []lmtrain.Case {
 	return tr
 }
 
-// negativeCases draws share of tr's distinct cases (by seed) and gives each the query of a
-// case from another repository and no gold lines. A case for which 100
-// draws find no other repository's query is left out.
+// negativeCases draws share of tr's distinct cases (by seed) and gives
+// each the query of a case from another repository and no gold lines. A
+// case for which 100 draws find no other repository's query is left out.
 func negativeCases(tr []lmtrain.Case, share float64, seed uint64) []lmtrain.Case {
 	// A case repeated by -extra DIR:N is drawn at most once.
 	seen := map[string]bool{}
@@ -240,10 +240,9 @@ func negativeCases(tr []lmtrain.Case, share float64, seed uint64) []lmtrain.Case
 	return neg
 }
 
-// negativeExamples returns the off-topic train examples of -negatives: a
-// share of the train cases (those -limit keeps) (drawn by the seed), each with the
-// query of a train case from another repository and no gold lines, so
-// that every line is labelled drop and the listwise loss has no target.
+// negativeExamples returns the off-topic train examples of -negatives
+// (negativeCases of the train cases -limit keeps), built once and cached:
+// every line is labelled drop and the listwise loss has no target.
 func negativeExamples(ctx context.Context, o options, stderr io.Writer) ([]lmtrain.Example, error) {
 	if o.negatives <= 0 {
 		return nil, nil

@@ -378,7 +378,7 @@ func (m *Model) attendRows(at *attention, z, h []float32, base, s, e, n, H, zw, 
 	at.q = grow(at.q, k*A)
 	at.k = grow(at.k, (hi-lo)*A)
 	at.v = grow(at.v, (hi-lo)*A)
-	at.w = growF64(at.w, 2*band+1)
+	at.w = grow(at.w, 2*band+1)
 	dense(at.q, h[(s-base)*H:(e-base)*H], m.P[ParamWQ], nil, k, H, A, false)
 	dense(at.k, h[(lo-base)*H:(hi-base)*H], m.P[ParamWK], nil, hi-lo, H, A, false)
 	dense(at.v, h[(lo-base)*H:(hi-base)*H], m.P[ParamWV], nil, hi-lo, H, A, false)
@@ -413,16 +413,10 @@ func (m *Model) attendRows(at *attention, z, h []float32, base, s, e, n, H, zw, 
 	}
 }
 
-func grow(b []float32, n int) []float32 {
+// grow returns b resized to n, reusing its array when it is large enough.
+func grow[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]float32, n)
-	}
-	return b[:n]
-}
-
-func growF64(b []float64, n int) []float64 {
-	if cap(b) < n {
-		return make([]float64, n)
+		return make([]T, n)
 	}
 	return b[:n]
 }

@@ -186,6 +186,11 @@ func poolDef(h, seg, inv *G.Node) *G.Node {
 	return G.Mul(G.Gather(sums, seg), inv)
 }
 
+// tmm is aᵀ·b and mmT a·wᵀ, the products of the written-out backward
+// passes.
+func tmm(a, b *G.Node) *G.Node { return G.DotGeneral(a, []int{0}, nil, b, []int{0}, nil) }
+func mmT(a, w *G.Node) *G.Node { return G.DotGeneral(a, []int{1}, nil, w, []int{1}, nil) }
+
 func relu(x *G.Node) *G.Node { return G.Max(x, G.ZerosLike(x)) }
 
 // reluGrad passes d where the pre-activation pre was positive.
@@ -288,8 +293,6 @@ func (a *attGraph) backward(dOut, h, wq, wk, wv *G.Node) (dWq, dWk, dWv, dh *G.N
 	dQ := G.DotGeneral(dS, []int{2}, []int{0}, a.k, []int{1}, []int{0}) // [B,L,A]
 	dK := G.DotGeneral(dS, []int{1}, []int{0}, a.q, []int{1}, []int{0}) // [B,L,A]
 	flat := func(x *G.Node) *G.Node { return G.Reshape(x, N, A) }
-	tmm := func(x, y *G.Node) *G.Node { return G.DotGeneral(x, []int{0}, nil, y, []int{0}, nil) }
-	mmT := func(x, w *G.Node) *G.Node { return G.DotGeneral(x, []int{1}, nil, w, []int{1}, nil) }
 	dWq, dWk, dWv = tmm(h, flat(dQ)), tmm(h, flat(dK)), tmm(h, flat(dV))
 	dh = G.Add(G.Add(mmT(flat(dQ), wq), mmT(flat(dK), wk)), mmT(flat(dV), wv))
 	return
@@ -379,8 +382,6 @@ func trainGraph(cfg linemodel.Config, in []*G.Node) []*G.Node {
 		G.Reshape(gr[0], N, 1), G.Reshape(gr[1], N, 1), G.Reshape(gr[2], N, 2), G.Reshape(gr[3], N, 1),
 	}, 1)
 	grads := make([]*G.Node, cfg.NumParams())
-	tmm := func(a, b *G.Node) *G.Node { return G.DotGeneral(a, []int{0}, nil, b, []int{0}, nil) } // aᵀ·b
-	mmT := func(a, w *G.Node) *G.Node { return G.DotGeneral(a, []int{1}, nil, w, []int{1}, nil) } // a·wᵀ
 	grads[linemodel.ParamWH], grads[linemodel.ParamBH] = tmm(f.h3, dHead), G.ReduceSum(dHead, 0)
 	d3 := reluGrad(mmT(dHead, P[linemodel.ParamWH]), f.pre3)
 	grads[linemodel.ParamW3], grads[linemodel.ParamB3] = tmm(f.z, d3), G.ReduceSum(d3, 0)
