@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.tune, "tune", false, "only select the rank mix and temperatures on val for the checkpoint in -out (training does it too)")
 	fs.StringVar(&o.calibrate, "calibrate", "", "only print the text temperature that the checkpoint in -out needs on the text cases of this directory (all splits), e.g. tool families it was not trained on")
 	fs.Float64Var(&o.tempText, "rank-temp-text", 0, "use this ranking temperature for text instead of fitting it on val (0 = fit); see -calibrate")
-	fs.StringVar(&o.dumpVal, "dump-val", "", "only write the val split of the training mix (-data, -docs, -extra) to this directory as eval files (val_commits, val_questions, val_labelled, val_tool .jsonl) and exit")
+	fs.StringVar(&o.dumpVal, "dump-val", "", "only write the val split of the training mix (-data, -docs, -extra) to this directory as eval files (val_commits, val_questions, val_labelled, val_tool, val_tool_labelled .jsonl) and exit")
 	fs.StringVar(&o.wordvec, "wordvec", "", "only train the soft-match word vectors on the train split's texts and commit messages (-data, -extra) and write them to this file (the shipped ones: internal/linemodel/wordvec/wordvec.bin), then exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -328,6 +328,8 @@ func dumpVal(ctx context.Context, o options, stderr io.Writer) error {
 	for _, c := range lmtrain.Split(cases, "val") {
 		name := "commits"
 		switch {
+		case c.Lang == "text" && strings.HasPrefix(c.Source, "labelled"):
+			name = "tool_labelled"
 		case c.Lang == "text":
 			name = "tool"
 		case strings.HasPrefix(c.Source, "labelled"):

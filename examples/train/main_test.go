@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,23 +103,25 @@ func TestToolData(t *testing.T) {
 	}
 }
 
-// TestQuestionData checks the hand-labelled question cases: code of the
-// training repositories only (none an eval case's source), a question kind
-// of the question sets, gold lines that are non-blank lines of the text,
-// the split of the training file the text comes from, and no question
-// copied from the public question set.
+// TestQuestionData checks the hand-labelled question cases of
+// questiondata (the shipped model's) and agentdata (labelled since, not in
+// the shipped mix): code of the training repositories only (none an eval
+// case's source), a question kind of the question sets, gold lines that are
+// non-blank lines of the text, the split of the training file the text
+// comes from, and no question copied from the public question set.
+// agentdata's tool-output cases ask about the texts of tooldata and take
+// their split.
 func TestQuestionData(t *testing.T) {
-	cases, err := lmtrain.LoadDir("questiondata")
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(cases), 300)
 	train, err := lmtrain.LoadDir(filepath.Join("..", "..", "..", "shared", "traindata"))
 	if err != nil {
-		t.Logf("traindata absent (%v): the split and text checks are skipped", err)
+		t.Logf("traindata absent (%v): the split and text checks of code cases are skipped", err)
 	}
+	tools, err := lmtrain.LoadDir("tooldata")
+	require.NoError(t, err)
 	// The traindata split is by commit; a labelled case takes the split
 	// of the training case whose text it asks about.
 	splitsOf := map[string]map[string]bool{}
-	for _, c := range train {
+	for _, c := range append(train, tools...) {
 		if splitsOf[c.Text] == nil {
 			splitsOf[c.Text] = map[string]bool{}
 		}
@@ -140,60 +143,92 @@ func TestQuestionData(t *testing.T) {
 			}
 		}
 	}
-	kinds := map[string]int{}
-	for _, c := range cases {
-		require.NotEmpty(t, c.ID)
-		assert.NotEqual(t, "text", c.Lang, c.ID)
-		assert.Contains(t, []string{"locate", "explain", "debug", "change", "usage"}, c.Kind, c.ID)
-		assert.True(t, strings.HasPrefix(c.Source, "labelled "), c.ID)
-		assert.False(t, evalRepos[c.Repo], "%s: repository %s is an eval source", c.ID, c.Repo)
-		require.Contains(t, []string{"train", "val"}, c.Split, c.ID)
-		if len(train) > 0 {
-			assert.True(t, splitsOf[c.Text][c.Split], "%s: text and split are a training case's", c.ID)
-		}
-		lines := c.Lines()
-		require.NotEmpty(t, c.GoldLines, c.ID)
-		assert.LessOrEqual(t, len(c.GoldLines), 25, c.ID)
-		for i, g := range c.GoldLines {
-			require.True(t, g >= 1 && g <= len(lines), "%s: gold %d of %d", c.ID, g, len(lines))
-			assert.NotEmpty(t, strings.TrimSpace(lines[g-1]), "%s: gold line %d is blank", c.ID, g)
-			if i > 0 {
-				require.Less(t, c.GoldLines[i-1], g, c.ID)
+	for _, tc := range []struct {
+		dir              string
+		minCode, minTool int
+	}{
+		{"questiondata", 300, 0},
+		{"agentdata", 1500, 250},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			cases, err := lmtrain.LoadDir(tc.dir)
+			require.NoError(t, err)
+			kinds := map[string]int{}
+			ids := map[string]bool{}
+			code, tool := 0, 0
+			for _, c := range cases {
+				require.NotEmpty(t, c.ID)
+				assert.False(t, ids[c.ID], "%s: duplicate id", c.ID)
+				ids[c.ID] = true
+				assert.True(t, strings.HasPrefix(c.Source, "labelled "), c.ID)
+				require.Contains(t, []string{"train", "val"}, c.Split, c.ID)
+				if c.Lang == "text" {
+					tool++
+					assert.Equal(t, "tool", c.Kind, c.ID)
+					assert.True(t, strings.HasPrefix(c.Repo, "tool:"), c.ID)
+					assert.True(t, splitsOf[c.Text][c.Split], "%s: text and split are a tooldata case's", c.ID)
+				} else {
+					code++
+					assert.Contains(t, []string{"locate", "explain", "debug", "change", "usage"}, c.Kind, c.ID)
+					assert.False(t, evalRepos[c.Repo], "%s: repository %s is an eval source", c.ID, c.Repo)
+					if len(train) > 0 {
+						assert.True(t, splitsOf[c.Text][c.Split], "%s: text and split are a training case's", c.ID)
+					}
+				}
+				lines := c.Lines()
+				require.NotEmpty(t, c.GoldLines, c.ID)
+				assert.LessOrEqual(t, len(c.GoldLines), 25, c.ID)
+				for i, g := range c.GoldLines {
+					require.True(t, g >= 1 && g <= len(lines), "%s: gold %d of %d", c.ID, g, len(lines))
+					assert.NotEmpty(t, strings.TrimSpace(lines[g-1]), "%s: gold line %d is blank", c.ID, g)
+					if i > 0 {
+						require.Less(t, c.GoldLines[i-1], g, c.ID)
+					}
+				}
+				assert.NotContains(t, evalQueries, strings.ToLower(c.Query), c.ID)
+				kinds[c.Kind]++
 			}
-		}
-		assert.NotContains(t, evalQueries, strings.ToLower(c.Query), c.ID)
-		kinds[c.Kind]++
+			assert.GreaterOrEqual(t, code, tc.minCode)
+			assert.GreaterOrEqual(t, tool, tc.minTool)
+			t.Logf("%d cases, kinds %v", len(cases), kinds)
+		})
 	}
-	t.Logf("%d cases, kinds %v", len(cases), kinds)
 }
 
-// TestToolDataDecontaminated fails when a tool-output training question
-// equals a question of the public tool eval set or shares a run of 8
-// consecutive words with one (lower-cased, punctuation stripped): the
-// generators must not copy the set their model is measured on.
+// TestToolDataDecontaminated fails when a training question (tooldata,
+// questiondata, agentdata) equals a question of the public question sets or
+// shares 8 words in a row with one.
 func TestToolDataDecontaminated(t *testing.T) {
-	const evalTool = "../../../shared/evalsets/questions/tool.jsonl"
-	if _, err := os.Stat(evalTool); err != nil {
-		t.Skipf("eval set %s is absent: %v", evalTool, err)
+	evalFiles, _ := filepath.Glob("../../../shared/evalsets/questions/*.jsonl")
+	if len(evalFiles) == 0 {
+		t.Skip("the question eval sets are absent")
 	}
-	ev, err := evalset.ReadFile(evalTool)
-	require.NoError(t, err)
-	require.NotEmpty(t, ev.Cases)
+	var evalCases []evalset.Case
+	for _, f := range evalFiles {
+		ev, err := evalset.ReadFile(f)
+		require.NoError(t, err)
+		evalCases = append(evalCases, ev.Cases...)
+	}
+	require.NotEmpty(t, evalCases)
 	words := func(s string) []string {
 		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	}
 	const n = 8
 	exact, runs := map[string]string{}, map[string]string{}
-	for _, c := range ev.Cases {
+	for _, c := range evalCases {
 		ws := words(c.Query)
 		exact[strings.Join(ws, " ")] = c.ID
 		for i := 0; i+n <= len(ws); i++ {
 			runs[strings.Join(ws[i:i+n], " ")] = c.ID
 		}
 	}
-	cases, err := lmtrain.LoadDir("tooldata")
-	require.NoError(t, err)
-	require.NotEmpty(t, cases)
+	var cases []lmtrain.Case
+	for _, dir := range []string{"tooldata", "questiondata", "agentdata"} {
+		cs, err := lmtrain.LoadDir(dir)
+		require.NoError(t, err)
+		require.NotEmpty(t, cs, dir)
+		cases = append(cases, cs...)
+	}
 	for _, c := range cases {
 		ws := words(c.Query)
 		if id, ok := exact[strings.Join(ws, " ")]; ok {
@@ -265,4 +300,41 @@ func TestNegativeCases(t *testing.T) {
 	assert.Equal(t, []int{1}, tr[0].GoldLines, "the train cases are not changed")
 	twice := append(append([]lmtrain.Case(nil), tr...), tr...)
 	assert.Len(t, negativeCases(twice, 1, 1), len(tr), "a repeated case is drawn once")
+}
+
+// TestDumpVal writes the val split of a mix with every kind of case and
+// checks that each lands in its own eval file: commits, labelled code
+// questions and labelled tool questions (agentdata), generated tool output
+// (tooldata), each read back as an eval set with all its val cases.
+func TestDumpVal(t *testing.T) {
+	data, dump := t.TempDir(), t.TempDir()
+	writeCases(t, filepath.Join(data, "go_x.jsonl.gz"), 16, true)
+	var stderr bytes.Buffer
+	args := []string{"-data", data, "-out", t.TempDir(), "-extra", "tooldata,agentdata", "-dump-val", dump}
+	require.NoError(t, run(context.Background(), args, io.Discard, &stderr), stderr.String())
+
+	want := map[string]int{"commits": 4}
+	for _, dir := range []string{"tooldata", "agentdata"} {
+		cases, err := lmtrain.LoadDir(dir)
+		require.NoError(t, err)
+		for _, c := range lmtrain.Split(cases, "val") {
+			switch {
+			case c.Lang == "text" && strings.HasPrefix(c.Source, "labelled"):
+				want["tool_labelled"]++
+			case c.Lang == "text":
+				want["tool"]++
+			default:
+				want["labelled"]++
+			}
+		}
+	}
+	require.Len(t, want, 4)
+	for name, n := range want {
+		ev, err := evalset.ReadFile(filepath.Join(dump, "val_"+name+".jsonl"))
+		require.NoError(t, err, name)
+		assert.Len(t, ev.Cases, n, name)
+	}
+	files, err := filepath.Glob(filepath.Join(dump, "*.jsonl"))
+	require.NoError(t, err)
+	assert.Len(t, files, len(want))
 }
