@@ -39,6 +39,8 @@ type Analysis struct {
 	pyStmts  []int32 // statement rows of the Python blocks, block after block
 
 	required []int32 // rows of file-level required items (Go's package clause)
+
+	names []nameRow // what placeholders name: definitions or records, by row
 }
 
 // item is a statement or member that can be dropped on its own: a child of
@@ -84,8 +86,11 @@ func AnalyzeTree(ctx context.Context, text string, lang syntax.Language, tree *s
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("analyze %s: %w", lang, err)
 	}
+	if !lang.IsCode() {
+		return textAnalysis(text, lang), nil
+	}
 	a := &Analysis{lang: lang, text: text, lines: newLineIndex(text)}
-	if !lang.IsCode() || a.lines.n() == 0 {
+	if a.lines.n() == 0 {
 		return a, nil
 	}
 	if tree == nil {
@@ -180,7 +185,7 @@ func (b *builder) text(i int) string {
 }
 
 func (b *builder) build() error {
-	steps := []func(){b.markStructure, b.collectDefs}
+	steps := []func(){b.markStructure, b.collectDefs, b.collectNames}
 	for _, f := range steps {
 		if f(); b.err != nil {
 			return b.err

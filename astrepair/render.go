@@ -16,6 +16,10 @@ type Placeholder struct {
 	OutputLine int
 	// FirstLine and LastLine are the 1-based input lines folded, inclusive.
 	FirstLine, LastLine int
+	// Names are the names the placeholder shows (WithNaming), More the
+	// number of further names it counts.
+	Names []string
+	More  int
 }
 
 // Rendered is a pruned text.
@@ -30,6 +34,7 @@ type Rendered struct {
 type renderConfig struct {
 	comment    string
 	hasComment bool
+	naming     Naming
 }
 
 // RenderOption configures Render.
@@ -65,8 +70,7 @@ func Render(ctx context.Context, text string, lang syntax.Language, keep []bool,
 			return Rendered{}, fmt.Errorf("render: %w", ctx.Err())
 		}
 	}
-	a := &Analysis{lang: lang, text: text, lines: newLineIndex(text)}
-	return a.Render(ctx, keep, opts...)
+	return textAnalysis(text, lang).Render(ctx, keep, opts...)
 }
 
 // Render renders keep over the analysed text; see the package function
@@ -135,6 +139,14 @@ func (a *Analysis) Render(ctx context.Context, keep []bool, opts ...RenderOption
 			}
 		}
 		count := last - first + 1
+		var suffix string
+		var shown []string
+		var more int
+		if cfg.naming.Max > 0 {
+			names := a.foldNames(first, last)
+			suffix, shown = namesSuffix(names, cfg.naming)
+			more = len(names) - len(shown)
+		}
 		if code {
 			sb.WriteString(indentOf(lines.content(indentRow)))
 			if needPass {
@@ -153,17 +165,31 @@ func (a *Analysis) Render(ctx context.Context, keep []bool, opts ...RenderOption
 				sb.WriteString(strconv.Itoa(last + 1))
 			}
 			sb.WriteString(")")
+			sb.WriteString(suffix)
 		} else {
 			sb.WriteString("... ")
 			sb.WriteString(strconv.Itoa(count))
 			if count == 1 {
-				sb.WriteString(" line omitted ...")
+				sb.WriteString(" line omitted")
 			} else {
-				sb.WriteString(" lines omitted ...")
+				sb.WriteString(" lines omitted")
 			}
+			if cfg.naming.Max > 0 {
+				// A named rendering shows the range, so a reader can ask
+				// for it.
+				sb.WriteString(" (")
+				sb.WriteString(strconv.Itoa(first + 1))
+				if count > 1 {
+					sb.WriteString("-")
+					sb.WriteString(strconv.Itoa(last + 1))
+				}
+				sb.WriteString(")")
+				sb.WriteString(suffix)
+			}
+			sb.WriteString(" ...")
 		}
 		sb.WriteString(a.text[lines.end(last):lines.termEnd(last)])
-		out.Placeholders = append(out.Placeholders, Placeholder{OutputLine: outLine, FirstLine: first + 1, LastLine: last + 1})
+		out.Placeholders = append(out.Placeholders, Placeholder{OutputLine: outLine, FirstLine: first + 1, LastLine: last + 1, Names: shown, More: more})
 		outLine++
 	}
 	out.Text = sb.String()

@@ -1,0 +1,427 @@
+package astrepair
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/prunekit/pruner/internal/syntax"
+)
+
+// A placeholder names what it folds: the definitions that start inside the
+// fold (code, from the parse) or the records of a tool output (test names,
+// commit subjects, grep paths, exception lines; from the text's shape), so
+// a reader can tell which fold to open.
+
+// nameRow is one nameable thing: the row it starts on, its rank (lower
+// first: a definition's nesting depth, a record's severity) and its label.
+type nameRow struct {
+	row   int32
+	rank  uint8
+	label string
+}
+
+// Naming bounds the names a placeholder shows.
+type Naming struct {
+	// Max is the most names shown (0: none); the rest are counted as
+	// "and N more".
+	Max int
+	// Label caps one name's characters (longer ones are cut with "…").
+	Label int
+	// Chars caps all names' characters together: names past it are
+	// counted, not shown; the first name is always shown.
+	Chars int
+}
+
+// DefaultNaming is the naming the library uses unless a budget asks for
+// less: up to three names, 40 characters each, 80 in all.
+var DefaultNaming = Naming{Max: 3, Label: 40, Chars: 80}
+
+// ShortNaming is the naming of a budget too tight for DefaultNaming: one
+// name of at most 24 characters.
+var ShortNaming = Naming{Max: 1, Label: 24, Chars: 24}
+
+// WithNaming makes placeholders name what they fold, bounded by n (a zero
+// Max names nothing): `// ... 40 lines omitted (120-159): func (c *Client)
+// do, func retry, and 3 more`. Non-code text shows its range too: `... 12
+// lines omitted (40-51): --- FAIL: TestX ...`.
+func WithNaming(n Naming) RenderOption {
+	return func(c *renderConfig) { c.naming = n }
+}
+
+// FoldNames returns the names of everything that starts in the 1-based
+// input lines first..last, in the order a placeholder lists them, without
+// the caps of a Naming.
+func (a *Analysis) FoldNames(first, last int) []string {
+	return a.foldNames(first-1, last-1)
+}
+
+// foldNames lists the distinct labels of the rows first..last (0-based),
+// by rank then row.
+func (a *Analysis) foldNames(first, last int) []string {
+	lo, _ := slices.BinarySearchFunc(a.names, int32(first), func(n nameRow, r int32) int { return int(n.row - r) })
+	var in []nameRow
+	for k := lo; k < len(a.names) && int(a.names[k].row) <= last; k++ {
+		in = append(in, a.names[k])
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(in, func(x, y nameRow) int { return int(x.rank) - int(y.rank) })
+	seen := make(map[string]bool, len(in))
+	out := make([]string, 0, len(in))
+	for _, n := range in {
+		if !seen[n.label] {
+			seen[n.label] = true
+			out = append(out, n.label)
+		}
+	}
+	return out
+}
+
+// namesSuffix renders the names of a fold under n: ": a, b, and 3 more";
+// "" when the fold names nothing. shown is how many names it shows.
+func namesSuffix(names []string, n Naming) (suffix string, shown []string) {
+	if n.Max <= 0 || len(names) == 0 {
+		return "", nil
+	}
+	chars := 0
+	for _, name := range names {
+		if len(shown) == n.Max {
+			break
+		}
+		name = cutLabel(name, n.Label)
+		c := utf8.RuneCountInString(name)
+		if len(shown) > 0 && chars+c > n.Chars {
+			break
+		}
+		chars += c + 2
+		shown = append(shown, name)
+	}
+	var sb strings.Builder
+	sb.WriteString(": ")
+	sb.WriteString(strings.Join(shown, ", "))
+	if more := len(names) - len(shown); more > 0 {
+		if len(shown) > 1 {
+			sb.WriteString(",")
+		}
+		sb.WriteString(" and ")
+		sb.WriteString(strconv.Itoa(more))
+		sb.WriteString(" more")
+	}
+	return sb.String(), shown
+}
+
+// cutLabel cuts s to at most max characters, marking the cut with "…".
+func cutLabel(s string, max int) string {
+	if max <= 0 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRight(string(r[:max-1]), " ") + "…"
+}
+
+// cleanLabel makes s one safe line of a comment: blanks collapsed, no
+// control characters, and no trailing backslash (a C line comment would
+// swallow the next line).
+func cleanLabel(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f || r == '\u2028' || r == '\u2029' {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.TrimRight(s, "\\ ")
+}
+
+// --- definitions of code ---
+
+// definitionTypes are named node types that define something without a
+// scope marker in their type name.
+var definitionTypes = set("type_spec", "type_alias_declaration", "type_item", "const_item", "static_item")
+
+// collectNames records, for every definition of the parse, the row of its
+// name and its label: the name's line from its first non-blank character
+// through the name (`func (c *Client) do`, `class Retry`, `def dedent`),
+// ranked by nesting depth.
+func (b *builder) collectNames() {
+	depth := make([]uint8, len(b.nodes))
+	for i := range b.nodes {
+		if b.stop() {
+			return
+		}
+		nd := &b.nodes[i]
+		if i > 0 {
+			depth[i] = depth[nd.Parent]
+		}
+		if !nd.Named() || i == 0 {
+			continue
+		}
+		typ := nd.Type()
+		if !b.definition(i, typ) {
+			continue
+		}
+		name := b.defName(i)
+		if name < 0 {
+			continue
+		}
+		label := b.defLabel(i, name)
+		if label == "" {
+			continue
+		}
+		b.a.names = append(b.a.names, nameRow{row: int32(b.nodes[name].StartRow), rank: depth[i], label: label})
+		if depth[i] < 255 {
+			depth[i]++
+		}
+	}
+	slices.SortStableFunc(b.a.names, func(x, y nameRow) int { return int(x.row - y.row) })
+}
+
+// notDefinition marks node types whose names are uses, not definitions,
+// though their type names look like scopes (method_invocation,
+// struct_expression, function_declarator, enumerator ...).
+var notDefinition = []string{"invocation", "call", "expression", "reference", "_declarator",
+	"enumerator", "enum_variant", "enum_constant", "_type", "literal", "pattern", "argument", "signature_help"}
+
+// definition reports whether node i, of type typ, defines a name a
+// placeholder should list.
+func (b *builder) definition(i int, typ string) bool {
+	if definitionTypes[typ] {
+		return true
+	}
+	if typ == "variable_declarator" {
+		return b.arrowValue(i)
+	}
+	if b.info(typ).kind != kindScope {
+		return false
+	}
+	for _, s := range notDefinition {
+		if strings.Contains(typ, s) {
+			return false
+		}
+	}
+	if strings.HasSuffix(typ, "_specifier") {
+		// C's struct_specifier names a type where it is used too; only
+		// one with a body defines it.
+		for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
+			if b.nodes[c].Field() == "body" {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// arrowValue reports a declarator whose value is a function
+// (`const f = () => ...`).
+func (b *builder) arrowValue(i int) bool {
+	for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
+		if b.nodes[c].Field() == "value" {
+			t := b.nodes[c].Type()
+			return t == "arrow_function" || t == "function_expression" || t == "function"
+		}
+	}
+	return false
+}
+
+// defName finds the node naming definition i: its name field, else the
+// innermost of its declarator fields (C, C++), else an impl's type; -1
+// when it has none.
+func (b *builder) defName(i int) int {
+	var decl, typ = -1, -1
+	for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
+		switch b.nodes[c].Field() {
+		case "name":
+			return c
+		case "declarator":
+			decl = c
+		case "type":
+			typ = c
+		}
+	}
+	for depth := 0; decl >= 0 && depth < 6; depth++ {
+		if isIdentifierType(b.nodes[decl].Type()) || strings.HasSuffix(b.nodes[decl].Type(), "_name") ||
+			b.nodes[decl].Type() == "qualified_identifier" {
+			return decl
+		}
+		next := -1
+		for c := decl + 1; c < int(b.nodes[decl].End); c = int(b.nodes[c].End) {
+			if b.nodes[c].Field() == "declarator" || b.nodes[c].Field() == "name" {
+				next = c
+				break
+			}
+		}
+		decl = next
+	}
+	if typ >= 0 && b.nodes[i].Type() == "impl_item" {
+		return typ
+	}
+	return -1
+}
+
+// defLabel is the line of definition def's name from its first non-blank
+// byte (or from def's start, when def starts later on that line) through
+// the name, or the name alone when that is long.
+func (b *builder) defLabel(def, name int) string {
+	nd := &b.nodes[name]
+	row := int(nd.StartRow)
+	if row >= b.a.lines.n() || int(nd.EndByte) > len(b.a.text) {
+		return ""
+	}
+	start := b.a.lines.start(row)
+	if d := &b.nodes[def]; int(d.StartRow) == row && b.info(d.Type()).kind == kindScope {
+		start = max(start, int(d.StartByte))
+	}
+	end := int(nd.EndByte)
+	if lineEnd := b.a.lines.end(row); end > lineEnd {
+		end = lineEnd
+	}
+	if end <= start {
+		return ""
+	}
+	label := cleanLabel(b.a.text[start:end])
+	if utf8.RuneCountInString(label) > 48 {
+		label = cleanLabel(b.text(name))
+	}
+	return label
+}
+
+// --- records of tool output ---
+
+var (
+	reGoTest    = regexp.MustCompile(`^\s*--- (FAIL|PASS|SKIP): (\S+)`)
+	reGoPkg     = regexp.MustCompile(`^(FAIL|ok) *\t(\S+)`)
+	reTAP       = regexp.MustCompile(`^\s*(not ok|ok) \d+ - \S`)
+	reSpec      = regexp.MustCompile(`^\s*([✖✔✗✓✕√×●]) +(\S.*?)(?: \([\d.]+m?s\))?$`)
+	rePytest    = regexp.MustCompile(`^(FAILED|ERROR|PASSED) (\S+)`)
+	rePytestID  = regexp.MustCompile(`^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL)`)
+	rePyBanner  = regexp.MustCompile(`^_{3,} (\S.*?) _{3,}$`)
+	reException = regexp.MustCompile(`^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure|Warning))\b( \[[^\]]*\])?(:.*)?$`)
+	rePanic     = regexp.MustCompile(`^(panic|fatal error): `)
+	reCommit    = regexp.MustCompile(`^commit [0-9a-f]{7,40}\b`)
+	reOneline   = regexp.MustCompile(`^[0-9a-f]{7,12} (\S.*)$`)
+	reBlame     = regexp.MustCompile(`^\^?[0-9a-f]{7,40} .*\(.*\d{4}-\d\d-\d\d.*\d+\)`)
+	reDiff      = regexp.MustCompile(`^diff --git a/(\S+) b/`)
+	reHunk      = regexp.MustCompile(`^@@ [^@]* @@ ?(.*)$`)
+	reGrep      = regexp.MustCompile(`^(\.?[\w./@+-]*\w\.\w+)[:-]\d+[:-]`)
+	reLogLevel  = regexp.MustCompile(`(?:\[(?:ERROR|FATAL|CRITICAL)\]|\b(?:ERROR|FATAL|CRITICAL)\b|level=(?:error|fatal))`)
+)
+
+// Record ranks: failures and errors are listed first.
+const (
+	rankFailure = 0
+	rankRecord  = 1
+)
+
+// collectRecords records the records of a non-code text.
+func (a *Analysis) collectRecords() {
+	n := a.lines.n()
+	for r := 0; r < n; r++ {
+		line := a.lines.content(r)
+		if len(line) > 4096 {
+			line = line[:4096]
+		}
+		label, rank := recordLabel(line)
+		if label == "" && reCommit.MatchString(line) {
+			// The subject is the first indented line after the header.
+			for k := r + 1; k < n && k <= r+6; k++ {
+				if s := a.lines.content(k); strings.HasPrefix(s, "    ") && strings.TrimSpace(s) != "" {
+					label, rank = cleanLabel(s), rankRecord
+					break
+				}
+			}
+		}
+		if label != "" {
+			a.names = append(a.names, nameRow{row: int32(r), rank: rank, label: label})
+		}
+	}
+}
+
+// recordLabel names the record a line of tool output starts, if any.
+func recordLabel(line string) (string, uint8) {
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return "", 0
+	}
+	if m := reGoTest.FindStringSubmatch(line); m != nil {
+		rank := uint8(rankRecord)
+		if m[1] == "FAIL" {
+			rank = rankFailure
+		}
+		return "--- " + m[1] + ": " + m[2], rank
+	}
+	if m := reGoPkg.FindStringSubmatch(line); m != nil {
+		if m[1] == "FAIL" {
+			return "FAIL " + m[2], rankFailure
+		}
+		return "ok " + m[2], rankRecord
+	}
+	if m := reTAP.FindStringSubmatch(line); m != nil {
+		if m[1] == "not ok" {
+			return cleanLabel(t), rankFailure
+		}
+		return cleanLabel(t), rankRecord
+	}
+	if m := reSpec.FindStringSubmatch(line); m != nil {
+		rank := uint8(rankRecord)
+		switch m[1] {
+		case "✖", "✗", "✕", "×", "●":
+			rank = rankFailure
+		}
+		return cleanLabel(m[1] + " " + m[2]), rank
+	}
+	if m := rePytest.FindStringSubmatch(line); m != nil {
+		if m[1] == "PASSED" {
+			return m[2], rankRecord
+		}
+		return m[1] + " " + m[2], rankFailure
+	}
+	if m := rePytestID.FindStringSubmatch(line); m != nil {
+		if m[2] == "FAILED" || m[2] == "ERROR" {
+			return m[1] + " " + m[2], rankFailure
+		}
+		return m[1], rankRecord
+	}
+	if m := rePyBanner.FindStringSubmatch(line); m != nil {
+		return cleanLabel(m[1]), rankRecord
+	}
+	if reException.MatchString(line) || rePanic.MatchString(line) {
+		return cleanLabel(t), rankFailure
+	}
+	if m := reDiff.FindStringSubmatch(line); m != nil {
+		return m[1], rankRecord
+	}
+	if m := reHunk.FindStringSubmatch(line); m != nil {
+		if s := cleanLabel(m[1]); s != "" {
+			return s, rankRecord
+		}
+		return "", 0
+	}
+	if reBlame.MatchString(line) {
+		return "", 0
+	}
+	if m := reGrep.FindStringSubmatch(line); m != nil {
+		return m[1], rankRecord
+	}
+	if m := reOneline.FindStringSubmatch(line); m != nil {
+		return cleanLabel(m[1]), rankRecord
+	}
+	if loc := reLogLevel.FindStringIndex(line); loc != nil {
+		return cleanLabel(line[loc[0]:]), rankFailure
+	}
+	return "", 0
+}
+
+// textAnalysis is the analysis of a text rendered without a parse: its
+// records when it is not code.
+func textAnalysis(text string, lang syntax.Language) *Analysis {
+	a := &Analysis{lang: lang, text: text, lines: newLineIndex(text)}
+	if !lang.IsCode() {
+		a.collectRecords()
+	}
+	return a
+}
