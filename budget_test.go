@@ -17,7 +17,6 @@ import (
 
 	"github.com/prunekit/pruner/astrepair"
 	"github.com/prunekit/pruner/chunk"
-	"github.com/prunekit/pruner/internal/evalset"
 	"github.com/prunekit/pruner/internal/syntax"
 )
 
@@ -408,11 +407,7 @@ func diffInputs(t *testing.T) []diffInput {
 		diffInput{"deep js", deepJS(600), syntax.JavaScript},
 		diffInput{"deep python", deepPython(400), syntax.Python},
 		diffInput{"deep go", "package p\n\nfunc f() {\n" + deepJS(400) + "}\n", syntax.Go})
-	dev, err := evalset.Load(filepath.Join("..", "shared", "evalsets", "dev"))
-	if err != nil {
-		t.Logf("dev set not used: %v", err)
-		return in
-	}
+	dev := corpusFiles(t, "evalsets/dev")
 	for _, f := range dev {
 		for k, c := range f.Cases {
 			if k%8 != 0 {

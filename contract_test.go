@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -16,13 +15,13 @@ import (
 	"github.com/prunekit/pruner/internal/evalset"
 )
 
-// contractCases returns the dev commit cases and the question cases (code
-// and tool output); without -long every third case.
+// contractCases returns the in-repository corpus (code questions, tool
+// output and commit cases) and, where ../shared is beside the repository,
+// the dev commit cases and the question cases; without -long every third
+// case.
 func contractCases(t *testing.T) []evalset.Case {
 	t.Helper()
-	dev := filepath.Join("..", "shared", "evalsets")
-	files, err := evalset.Load(filepath.Join(dev, "dev"), filepath.Join(dev, "questions", "go_python.jsonl"), filepath.Join(dev, "questions", "tool.jsonl"))
-	require.NoError(t, err, "the contract tests run over the shared eval sets")
+	files := corpusFiles(t, "evalsets/dev", "evalsets/questions/go_python.jsonl", "evalsets/questions/tool.jsonl")
 	var out []evalset.Case
 	k := 0
 	for _, f := range files {

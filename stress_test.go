@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -16,21 +15,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/prunekit/pruner/internal/evalset"
 	"github.com/prunekit/pruner/internal/memtest"
 )
 
 var long = flag.Bool("long", false, "run the stress and soak tests at full size")
 
-// stressTexts returns the dev set's texts (../shared/evalsets/dev, beside
-// the repository as in CI). Each text is cut to at most maxBytes at a line
-// boundary so that CI runs many short calls: the races under test are per
-// call, not per byte. maxBytes <= 0 keeps the texts whole.
+// stressTexts returns the in-repository corpus's texts and, where
+// ../shared is beside the repository (as in CI), the dev set's. Each text is
+// cut to at most maxBytes at a line boundary so that CI runs many short
+// calls: the races under test are per call, not per byte. maxBytes <= 0
+// keeps the texts whole.
 func stressTexts(t testing.TB, maxBytes int) []string {
 	t.Helper()
-	dir := filepath.Join("..", "shared", "evalsets", "dev")
-	files, err := evalset.Load(dir)
-	require.NoError(t, err, "the stress tests run over the shared dev set")
+	files := corpusFiles(t, "evalsets/dev")
 	var texts []string
 	for _, f := range files {
 		for _, c := range f.Cases {

@@ -1,10 +1,7 @@
 package syntax
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,11 +9,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/internal/testcorpus"
 )
 
-// bigTexts joins real files of each language into texts of about 1 MB:
-// Go's net/http, and files of the training repositories (one version of
-// each path, only files that parse cleanly alone, so that the joined text
+// bigTexts joins real files of each language into texts of up to 1 MB:
+// Go's net/http, the in-repository corpus and, where ../shared is beside
+// the repository, files of the training repositories (one version of each
+// path, only files that parse cleanly alone, so that the joined text
 // parses cleanly whole and a difference in pieces shows).
 func bigTexts(t *testing.T) map[Language]string {
 	t.Helper()
@@ -46,30 +46,20 @@ func bigTexts(t *testing.T) map[Language]string {
 		require.NoError(t, err)
 		add(Go, string(data))
 	}
-	train, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "traindata", "*.jsonl.gz"))
+	// The in-repository corpus, then (where ../shared is beside the
+	// repository) the training data, one version of each path.
+	cases, err := testcorpus.Cases("traindata")
 	require.NoError(t, err)
-	require.NotEmpty(t, train, "the shared training data is beside the repository")
 	seen := map[string]bool{}
-	for _, f := range train {
-		lang, err := ParseLanguage(strings.SplitN(filepath.Base(f), "_", 2)[0])
+	for _, c := range cases {
+		lang, err := ParseLanguage(c.Lang)
 		if err != nil || full(lang) {
 			continue
 		}
-		fh, err := os.Open(f)
-		require.NoError(t, err)
-		zr, err := gzip.NewReader(fh)
-		require.NoError(t, err)
-		sc := bufio.NewScanner(zr)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() && !full(lang) {
-			var c struct{ Repo, Path, Text string }
-			require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
-			if key := c.Repo + ":" + c.Path; !seen[key] {
-				seen[key] = true
-				add(lang, c.Text)
-			}
+		if key := c.Repo + ":" + c.Path; !seen[key] {
+			seen[key] = true
+			add(lang, c.Text)
 		}
-		fh.Close()
 	}
 	m := map[Language]string{}
 	for l, b := range out {
@@ -79,18 +69,22 @@ func bigTexts(t *testing.T) map[Language]string {
 }
 
 // TestPiecesMatchWholeParse parses big texts of every dev-set language
-// whole and in pieces of 16 KB (so that there are many cuts) and compares
-// the trees node for node: cutting at top-level boundaries must not change
-// what tree-sitter sees.
+// whole and in pieces of 16 KB, 2 KB for a text under 256 KB (so that
+// there are many cuts), and compares the trees node for node: cutting at
+// top-level boundaries must not change what tree-sitter sees.
 func TestPiecesMatchWholeParse(t *testing.T) {
 	for lang, text := range bigTexts(t) {
 		t.Run(string(lang), func(t *testing.T) {
 			src := []byte(text)
-			cuts, err := pieceCuts(lang, src, 16<<10)
+			piece := 16 << 10
+			if len(src) < 256<<10 {
+				piece = 2 << 10 // a short text (the in-repository corpus alone) is cut too
+			}
+			cuts, err := pieceCuts(lang, src, piece)
 			require.NoError(t, err)
 			whole, err := parseC(context.Background(), lang, src)
 			require.NoError(t, err)
-			pieces, err := parsePiecesOf(context.Background(), lang, src, 16<<10)
+			pieces, err := parsePiecesOf(context.Background(), lang, src, piece)
 			require.NoError(t, err)
 			t.Logf("%d bytes, %d pieces, %d nodes, %d errors whole, %d in pieces", len(src), len(cuts)-1, len(whole.Nodes), whole.Errors, pieces.Errors)
 			if len(src) > 256<<10 {

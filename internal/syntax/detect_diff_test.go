@@ -1,17 +1,14 @@
 package syntax
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/internal/testcorpus"
 )
 
 // oldSignals are the detection regexps as they ran before anchors and
@@ -55,8 +52,9 @@ var oldSignals = []struct {
 }
 
 // detectCorpus returns code and tool-output texts to compare detection on:
-// the repair test files, the shared eval sets and, with -long, the
-// training data.
+// the repair test files, the in-repository corpus, the shared eval sets
+// where ../shared is beside the repository and, with -long, the training
+// data.
 func detectCorpus(t *testing.T) []string {
 	var texts []string
 	files, _ := filepath.Glob(filepath.Join("..", "..", "astrepair", "testdata", "clean", "*"))
@@ -65,34 +63,21 @@ func detectCorpus(t *testing.T) []string {
 		require.NoError(t, err)
 		texts = append(texts, string(data))
 	}
-	shared := filepath.Join("..", "..", "..", "shared")
-	globs := []string{filepath.Join(shared, "evalsets", "dev", "*.jsonl"), filepath.Join(shared, "evalsets", "questions", "*.jsonl")}
+	rel := []string{"evalsets/dev", "evalsets/questions"}
 	if *long {
-		globs = append(globs, filepath.Join(shared, "traindata", "*.jsonl.gz"))
+		rel = append(rel, "traindata")
 	}
-	for _, g := range globs {
-		m, _ := filepath.Glob(g)
-		for _, f := range m {
-			fh, err := os.Open(f)
-			require.NoError(t, err)
-			var r io.Reader = fh
-			if strings.HasSuffix(f, ".gz") {
-				zr, err := gzip.NewReader(fh)
-				require.NoError(t, err)
-				r = zr
-			}
-			sc := bufio.NewScanner(r)
-			sc.Buffer(nil, 64<<20)
-			for sc.Scan() {
-				var c struct{ Text, Query string }
-				require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
-				texts = append(texts, c.Text)
-			}
-			require.NoError(t, sc.Err())
-			fh.Close()
-		}
+	cases, err := testcorpus.Cases(rel...)
+	require.NoError(t, err)
+	for _, c := range cases {
+		texts = append(texts, c.Text)
 	}
-	require.Greater(t, len(texts), 400, "the shared eval sets are beside the repository")
+	if _, ok := testcorpus.Shared("evalsets"); ok {
+		require.Greater(t, len(texts), 400, "the shared eval sets are read")
+	} else {
+		t.Logf("%d texts: the in-repository corpus only; %s", len(texts), testcorpus.SkipReason("evalsets"))
+		require.Greater(t, len(texts), 60)
+	}
 	return texts
 }
 

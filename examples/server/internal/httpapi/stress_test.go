@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -20,30 +19,29 @@ import (
 
 	"github.com/prunekit/pruner"
 	"github.com/prunekit/pruner/chunk"
-	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/testcorpus"
 )
 
 var long = flag.Bool("long", false, "run the stress tests at soak sizes")
 
-// devTexts returns the shared dev set's texts, each cut to at most maxBytes
-// at a line boundary (0: whole).
+// devTexts returns the in-repository corpus's texts and, where ../shared is
+// beside the repository, the dev set's, each cut to at most maxBytes at a
+// line boundary (0: whole).
 func devTexts(t *testing.T, maxBytes int) []string {
 	t.Helper()
-	files, err := evalset.Load(filepath.Join("..", "..", "..", "..", "..", "shared", "evalsets", "dev"))
-	require.NoError(t, err, "the stress test runs over the shared dev set")
+	cases, err := testcorpus.Cases("evalsets/dev")
+	require.NoError(t, err)
 	var texts []string
-	for _, f := range files {
-		for _, c := range f.Cases {
-			text := c.Text
-			if maxBytes > 0 && len(text) > maxBytes {
-				if cut := bytes.LastIndexByte([]byte(text[:maxBytes]), '\n'); cut > 0 {
-					text = text[:cut+1]
-				} else {
-					text = text[:maxBytes]
-				}
+	for _, c := range cases {
+		text := c.Text
+		if maxBytes > 0 && len(text) > maxBytes {
+			if cut := bytes.LastIndexByte([]byte(text[:maxBytes]), '\n'); cut > 0 {
+				text = text[:cut+1]
+			} else {
+				text = text[:maxBytes]
 			}
-			texts = append(texts, text)
 		}
+		texts = append(texts, text)
 	}
 	return texts
 }
