@@ -11,6 +11,7 @@ import (
 
 //go:generate go run ./internal/genops
 //go:generate go run ./internal/genkernel
+//go:generate go run ./internal/genbf16
 
 // BackendName is the name the fastgo backend is registered under with GoMLX
 // (backends.NewWithConfig("fastgo")).
@@ -36,6 +37,7 @@ type Backend struct {
 	bf16Operands     atomic.Int64
 	constantBytes    atomic.Int64
 	nativeGathers    atomic.Int64
+	bf16Products     atomic.Int64
 }
 
 // Stats counts what this backend's compilations lowered natively.
@@ -47,6 +49,7 @@ type Stats struct {
 	BF16Operands   int64 // products reading a bfloat16 weight without converting it first
 	ConstantBytes  int64 // bytes of folded constants the compiled executables keep
 	NativeGathers  int64 // row gathers (embedding lookups) copied row by row
+	BF16Products   int64 // weight products run in bfloat16 (the "bf16" configuration)
 }
 
 // Stats returns the counts over all graphs compiled by b so far.
@@ -54,19 +57,24 @@ func (b *Backend) Stats() Stats {
 	return Stats{FusedAttention: b.fusedAttention.Load(), NativeProducts: b.nativeProducts.Load(),
 		NativeElemwise: b.nativeElemwise.Load(), FusedRowOps: b.fusedRowOps.Load(),
 		BF16Operands: b.bf16Operands.Load(), ConstantBytes: b.constantBytes.Load(),
-		NativeGathers: b.nativeGathers.Load()}
+		NativeGathers: b.nativeGathers.Load(), BF16Products: b.bf16Products.Load()}
 }
 
 var _ backends.Backend = (*Backend)(nil)
 
 // New returns a fastgo backend. config is a comma-separated list: "purego"
 // selects the portable kernels even where AVX2+FMA is available, "avx2" the
-// AVX2 ones even where AVX-512 is (tests and benchmarks compare them); the other
+// AVX2 ones even where AVX-512 is (tests and benchmarks compare them), "bf16"
+// runs the products of weights (DotGenerals whose right operand is a graph
+// parameter) with bfloat16 operands and float32 accumulation (VDPBF16PS; an
+// error wrapping ErrNoBF16 on CPUs without AVX512_BF16; attention and every
+// other op stay float32; see gemmbf16.go); the other
 // options go to simplego (none means "ops_sequential", as the library's Go
 // backend uses: simplego's parallel op scheduler races in v0.26).
 func New(config string) (*Backend, error) {
 	var opts []GemmOption
 	var rest []string
+	bf16 := false
 	for _, o := range strings.Split(config, ",") {
 		switch o = strings.TrimSpace(o); o {
 		case "":
@@ -74,9 +82,18 @@ func New(config string) (*Backend, error) {
 			opts = append(opts, WithPureGo())
 		case "avx2":
 			opts = append(opts, WithoutAVX512())
+		case "bf16":
+			bf16 = true
 		default:
 			rest = append(rest, o)
 		}
+	}
+	if bf16 {
+		g := NewGemm(opts...)
+		if !hasBF16 || g.level < isaAVX512 {
+			return nil, fmt.Errorf("%w (config %q)", ErrNoBF16, config)
+		}
+		opts = append(opts, WithBF16())
 	}
 	if len(rest) == 0 {
 		rest = []string{"ops_sequential"}
@@ -92,6 +109,15 @@ func New(config string) (*Backend, error) {
 // "avx2" or "go" (see Gemm.Kernel).
 func (b *Backend) Kernel() string { return b.gemm.Kernel() }
 
+// Precision names the arithmetic of the weight products: "bf16" (the "bf16"
+// configuration: bfloat16 operands, float32 accumulation) or "float32".
+func (b *Backend) Precision() string {
+	if b.gemm.bf16 {
+		return "bf16"
+	}
+	return "float32"
+}
+
 // Name implements backends.Backend.
 func (b *Backend) Name() string { return BackendName }
 
@@ -103,6 +129,9 @@ func (b *Backend) Description() string {
 	kernel := "pure Go"
 	if b.gemm.SIMD() {
 		kernel = "AVX2+FMA"
+	}
+	if b.gemm.bf16 {
+		return fmt.Sprintf("fastgo: simplego with AVX512_BF16 bfloat16 weight products (float32 accumulation) and %s float32 products (%d workers)", kernel, b.gemm.workers)
 	}
 	return fmt.Sprintf("fastgo: simplego with %s float32 matrix products (%d workers)", kernel, b.gemm.workers)
 }

@@ -347,6 +347,13 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 				if n.dot.rhsBF16 {
 					b.backend.bf16Operands.Add(1)
 				}
+				// A product whose right operand is a parameter of the
+				// graph (a weight: GoMLX passes variables as parameters)
+				// runs in bfloat16 when the backend was configured so.
+				n.dot.weight = n.inputs[1].kind == kindParam
+				if n.dot.weight && b.backend.gemm.bf16 {
+					b.backend.bf16Products.Add(1)
+				}
 			case kindAttn:
 				b.backend.fusedAttention.Add(1)
 			case kindElem:

@@ -21,6 +21,7 @@ type dotPlan struct {
 	batch, m, n, k int
 	lhs, rhs       operandPlan
 	rhsBF16        bool // rhs is read as bfloat16 (see fuseBF16Operands)
+	weight         bool // rhs is a graph parameter: bfloat16 products with the "bf16" configuration
 }
 
 // fuseBF16Operands lets products read bfloat16 weights as they are stored:

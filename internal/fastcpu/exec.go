@@ -272,7 +272,11 @@ func (r *run) dot(n *node) error {
 	} else {
 		prepare(p.rhs, rhs, &b)
 	}
-	r.e.backend.gemm.MatMul(p.batch, p.m, p.n, p.k, a, b, c)
+	if g := r.e.backend.gemm; p.weight && g.bf16 {
+		g.MatMulBF16(p.batch, p.m, p.n, p.k, a, b, c)
+	} else {
+		g.MatMul(p.batch, p.m, p.n, p.k, a, b, c)
+	}
 	for _, buf := range bufs {
 		r.e.scratch.Put(buf)
 	}

@@ -51,11 +51,13 @@ func bf16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) 
 // packing buffers are pooled, so steady-state calls do not allocate them.
 // The zero value is not usable: create one with NewGemm.
 type Gemm struct {
-	workers int
-	level   isa       // the kernels' instruction set
-	bufs    sync.Pool // *workBuf
-	jobs    sync.Pool // *job
-	packed  sync.Pool // *[]float32: B packed once for all workers
+	workers  int
+	level    isa       // the kernels' instruction set
+	bufs     sync.Pool // *workBuf
+	jobs     sync.Pool // *job
+	packed   sync.Pool // *[]float32: B packed once for all workers
+	bf16     bool      // MatMulBF16 allowed (WithBF16)
+	bf16bufs sync.Pool // *[]uint32: A and B as bfloat16 pairs
 }
 
 type workBuf struct {
@@ -102,7 +104,7 @@ func NewGemm(opts ...GemmOption) *Gemm {
 // inside work that is already split over the cores).
 func (g *Gemm) serial() *Gemm {
 	s := NewGemm(WithWorkers(1))
-	s.level = g.level
+	s.level, s.bf16 = g.level, g.bf16
 	return s
 }
 
