@@ -1,13 +1,13 @@
 module github.com/prunekit/pruner
 
-go 1.24.3
+go 1.26.0
 
 require (
 	github.com/gomlx/gomlx v0.26.0
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
 	github.com/stretchr/testify v1.12.1
-	golang.org/x/sys v0.41.0
-	golang.org/x/text v0.34.0
+	golang.org/x/sys v0.49.0
+	golang.org/x/text v0.43.0
 )
 
 require (

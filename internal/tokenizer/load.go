@@ -52,11 +52,7 @@ func buildEmbedded() (*Tokenizer, error) {
 	var merges []byte
 	var mergesErr error
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		merges, mergesErr = readGzip(assets, "assets/"+mergesFile+".gz")
-	}()
+	wg.Go(func() { merges, mergesErr = readGzip(assets, "assets/"+mergesFile+".gz") })
 	vocab, err := readGzip(assets, "assets/"+vocabFile+".gz")
 	wg.Wait()
 	if err != nil {
@@ -294,11 +290,7 @@ func (t *Tokenizer) buildMerges(data []byte) error {
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
 	for i := 0; i < parts; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			recs[i], errs[i] = t.resolveMerges(data, bounds[i], bounds[i+1])
-		}()
+		wg.Go(func() { recs[i], errs[i] = t.resolveMerges(data, bounds[i], bounds[i+1]) })
 	}
 	wg.Wait()
 	total := 0

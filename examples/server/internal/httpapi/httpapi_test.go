@@ -209,9 +209,7 @@ func TestConcurrent(t *testing.T) {
 	got := make([]string, 4*len(thresholds))
 	codes := make([]int, len(got))
 	for i := range got {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			body, _ := json.Marshal(map[string]any{"query": "subtract", "code": snippet, "threshold": thresholds[i%len(thresholds)]})
 			resp, err := http.Post(srv.URL+"/prune", "application/json", bytes.NewReader(body))
 			if err != nil {
@@ -222,7 +220,7 @@ func TestConcurrent(t *testing.T) {
 			var buf bytes.Buffer
 			_, _ = buf.ReadFrom(resp.Body)
 			got[i], codes[i] = buf.String(), resp.StatusCode
-		}()
+		})
 	}
 	wg.Wait()
 	for i := range got {

@@ -169,12 +169,10 @@ func TestHealthCached(t *testing.T) {
 	srv, _ := fakeServer(t, Config{HealthTTL: time.Hour}, f)
 	var wg sync.WaitGroup
 	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			r := do(t, http.MethodGet, srv.URL+"/health", "")
 			assert.Equal(t, http.StatusOK, r.status)
-		}()
+		})
 	}
 	wg.Wait()
 	assert.EqualValues(t, 1, f.calls.Load())
