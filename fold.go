@@ -28,6 +28,9 @@ type folder struct {
 	repairOpts []astrepair.Option
 	tokCost    []int     // tokens of each line, terminator included
 	mass       []float64 // the scorer's relevance mass per line; nil: none
+	// naming bounds the names placeholders show (zero: none); a budget
+	// the names do not fit shortens it (astrepair.ShortNaming).
+	naming astrepair.Naming
 }
 
 // folding is a folder's decision.
@@ -80,8 +83,17 @@ func (f *folder) thresholded(ctx context.Context, scores []float64, covered, alw
 	anyFits := func([]int) bool { return true }
 	f.required(fo.keep, fo.why, anyFits)
 	bridgeBlankLines(f.text, f.lines, fo.keep, fo.why, anyFits)
+	keep, why := slices.Clone(fo.keep), slices.Clone(fo.why)
 	if err := f.unfold(ctx, fo, nil, f.repair); err != nil {
 		return nil, err
+	}
+	for fo.outToks >= inputToks && f.shortenNames() {
+		// Names made the output no shorter than the text: fewer names
+		// before the text comes back whole.
+		fo.keep, fo.why = slices.Clone(keep), slices.Clone(why)
+		if err := f.unfold(ctx, fo, nil, f.repair); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case !slices.Contains(fo.keep, false):
@@ -99,6 +111,9 @@ func (f *folder) thresholded(ctx context.Context, scores []float64, covered, alw
 func (f *folder) budgeted(ctx context.Context, scores []float64, covered, always []bool, inputToks int) (*folding, error) {
 	limit, cost, phCost := f.p.budgetCost(f.lines, f.tokCost, inputToks, f.lang)
 	tokens := f.p.cfg.budget.lines == 0
+	if tokens {
+		phCost += f.nameTokens()
+	}
 	unit := "tokens"
 	if !tokens {
 		unit = "lines"
@@ -107,10 +122,20 @@ func (f *folder) budgeted(ctx context.Context, scores []float64, covered, always
 		return &folding{whole: fmt.Sprintf("the text fits the budget (%d of %d tokens)", inputToks, limit)}, nil
 	}
 	eff := limit
+	var last *folding // the last round over the budget
 	for round := 0; round < maxBudgetRounds && eff > 0; round++ {
 		fo, used, err := f.budgetRound(ctx, scores, covered, always, cost, phCost, eff, tokens)
 		if err != nil {
 			return nil, err
+		}
+		if used > limit && tokens && f.naming.Max > astrepair.ShortNaming.Max {
+			// Shorter names before fewer lines: one name a placeholder
+			// (only ever cheaper, so no run needs unfolding again).
+			f.naming = astrepair.ShortNaming
+			if err := f.rerender(ctx, fo); err != nil {
+				return nil, err
+			}
+			used = fo.outToks
 		}
 		if used <= limit {
 			return fo, nil
@@ -122,9 +147,25 @@ func (f *folder) budgeted(ctx context.Context, scores []float64, covered, always
 			return fo, nil
 		}
 		eff -= used - limit
+		last = fo
+	}
+	if last != nil && tokens && f.naming.Max > 0 {
+		// The last resort before dropping lines altogether: placeholders
+		// without names.
+		f.naming = astrepair.Naming{}
+		if err := f.rerender(ctx, last); err != nil {
+			return nil, err
+		}
+		if last.outToks <= limit {
+			last.notes = append(last.notes, noteNamesDropped)
+			return last, nil
+		}
 	}
 	return f.smallest(ctx, always, limit, tokens, unit)
 }
+
+// noteNamesDropped says a budget left no room for placeholder names.
+const noteNamesDropped = "placeholders do not name what they fold: the budget has no room for names"
 
 // noteAlwaysOver says the caller's always-kept lines alone exceed the
 // budget.
@@ -219,6 +260,12 @@ func (f *folder) smallest(ctx context.Context, always []bool, limit int, tokens 
 	}
 	fo.out = out
 	fo.outToks = f.p.tok.Count(out.Text)
+	if tokens && fo.outToks > limit && f.naming.Max > 0 {
+		f.naming = astrepair.Naming{}
+		if err := f.rerender(ctx, fo); err != nil {
+			return nil, err
+		}
+	}
 	used := fo.outToks
 	if !tokens {
 		used = outputLines(fo)
@@ -280,14 +327,63 @@ func (f *folder) required(keep []bool, why []Reason, fits func([]int) bool) {
 	}
 }
 
+// nameTokens estimates what names add to a placeholder: the tokens of
+// ": " and of one name of the text, on average over up to 64 of them
+// spread over the text; 0 without names.
+func (f *folder) nameTokens() int {
+	if f.naming.Max == 0 || f.a == nil {
+		return 0
+	}
+	names := f.a.Names()
+	if len(names) == 0 {
+		return 0
+	}
+	step := max(1, len(names)/64)
+	n, sum := 0, 0
+	for i := 0; i < len(names); i += step {
+		name := []rune(names[i])
+		if len(name) > f.naming.Label {
+			name = name[:f.naming.Label]
+		}
+		sum += f.p.tok.Count(": " + string(name))
+		n++
+	}
+	return (sum + n - 1) / n
+}
+
+// shortenNames steps the placeholders' naming down (full, one name, none)
+// and reports whether there was a step to take.
+func (f *folder) shortenNames() bool {
+	switch {
+	case f.naming.Max > astrepair.ShortNaming.Max:
+		f.naming = astrepair.ShortNaming
+	case f.naming.Max > 0:
+		f.naming = astrepair.Naming{}
+	default:
+		return false
+	}
+	return true
+}
+
+// rerender renders fo.keep again (after the naming changed) and counts it.
+func (f *folder) rerender(ctx context.Context, fo *folding) error {
+	out, err := f.render(ctx, fo.keep)
+	if err != nil {
+		return err
+	}
+	fo.out = out
+	fo.outToks, err = f.p.tok.CountContext(ctx, out.Text)
+	return err
+}
+
 // render renders keep with the analysis when there is one.
 func (f *folder) render(ctx context.Context, keep []bool) (astrepair.Rendered, error) {
 	var r astrepair.Rendered
 	var err error
 	if f.a != nil {
-		r, err = f.a.Render(ctx, keep)
+		r, err = f.a.Render(ctx, keep, astrepair.WithNaming(f.naming))
 	} else {
-		r, err = astrepair.Render(ctx, f.text, f.lang, keep)
+		r, err = astrepair.Render(ctx, f.text, f.lang, keep, astrepair.WithNaming(f.naming))
 	}
 	if err != nil {
 		return r, fmt.Errorf("pruner: render: %w", err)

@@ -74,6 +74,9 @@ type config struct {
 	// minInputTokens: texts with fewer tokens come back whole when no
 	// budget is set (WithMinInputTokens; 0 prunes every text).
 	minInputTokens int
+	// noNames: placeholders do not name what they fold
+	// (WithPlaceholderNames(false)).
+	noNames bool
 }
 
 func defaultConfig() config {
@@ -310,6 +313,22 @@ func WithMaxInputLines(n int) Option {
 // ANSI colours, CRLF, tabs and form feeds pass.
 func WithBinaryInput(accept bool) Option {
 	return func(c *config) error { c.binaryInput = accept; return nil }
+}
+
+// WithPlaceholderNames sets whether placeholders name what they fold (on by
+// default): the definitions that start in the fold for code, the records
+// (failed tests, commit subjects, grep paths, exception lines) for tool
+// output, a few of them and a count of the rest:
+//
+//	// ... 40 lines omitted (120-159): func (c *Client) do, func retry, and 3 more
+//	... 12 lines omitted (40-51): --- FAIL: TestParse ...
+//
+// Under a token budget names count as output: a budget the full names do
+// not fit shortens them to one name before it drops lines. With names off,
+// code placeholders show the folded range alone and text placeholders
+// neither range nor names (`... 12 lines omitted ...`).
+func WithPlaceholderNames(on bool) Option {
+	return func(c *config) error { c.noNames = !on; return nil }
 }
 
 // WithTokenBudget replaces the threshold by a budget: lines are taken by

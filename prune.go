@@ -156,8 +156,9 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 	pruned, phs := swecompat.RenderLinesMapped(text, kept)
 	res := &Result{Text: pruned}
 	for _, ph := range phs {
-		res.Placeholders = append(res.Placeholders, Placeholder(ph))
+		res.Placeholders = append(res.Placeholders, Placeholder{OutputLine: ph.OutputLine, FirstLine: ph.FirstLine, LastLine: ph.LastLine})
 	}
+	res.src = &expandSource{p: p, text: text, compat: true}
 	n := len(swecompat.SplitLines(text))
 	res.Lines = make([]Line, n)
 	for i := range res.Lines {
@@ -230,6 +231,9 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		tokCost:    tokCost,
 		mass:       ts.Mass,
 	}
+	if !p.cfg.noNames {
+		f.naming = astrepair.DefaultNaming
+	}
 	always := p.alwaysKeep(text, lines)
 	var fo *folding
 	if p.cfg.budget.set() {
@@ -259,9 +263,8 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		res.Lines[i].Reason = fo.why[i]
 	}
 	res.Text = fo.out.Text
-	for _, ph := range fo.out.Placeholders {
-		res.Placeholders = append(res.Placeholders, Placeholder{OutputLine: ph.OutputLine + 1, FirstLine: ph.FirstLine, LastLine: ph.LastLine})
-	}
+	res.Placeholders = libraryPlaceholders(fo.out.Placeholders)
+	res.src = &expandSource{p: p, text: text, lang: lang, naming: f.naming}
 	res.Tokens.Kept = fo.outToks
 	return res, nil
 }

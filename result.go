@@ -14,6 +14,7 @@ const (
 	ReasonBlank      Reason = "blank"       // a blank line between kept lines
 	ReasonUnpruned   Reason = "unpruned"    // the whole text was returned (see Result.Unpruned)
 	ReasonCheaper    Reason = "cheaper"     // in a run a placeholder would not have shortened
+	ReasonExpanded   Reason = "expanded"    // unfolded on request (Result.Expand)
 	// Repair reasons: the syntax pass added the line.
 	ReasonScope      Reason = "scope"      // enclosing class/function header
 	ReasonControl    Reason = "control"    // control-flow header or companion
@@ -45,6 +46,10 @@ type Placeholder struct {
 	// FirstLine and LastLine are the 1-based input lines it replaces.
 	FirstLine int `json:"first_line"`
 	LastLine  int `json:"last_line"`
+	// Names are the definitions or records the placeholder names (see
+	// WithPlaceholderNames), More the number of further ones it counts.
+	Names []string `json:"names,omitempty"`
+	More  int      `json:"more,omitempty"`
 }
 
 // TokenScore is the merged keep score of one token of the input text (the
@@ -95,6 +100,10 @@ type Result struct {
 	Unpruned string `json:"unpruned,omitempty"`
 	// Notes lists adjustments made to the request (e.g. a truncated query).
 	Notes []string `json:"notes"`
+
+	// src is what Expand needs to render the input again; nil for a
+	// Result not returned by Prune (e.g. decoded from JSON).
+	src *expandSource
 }
 
 // KeptLines returns the 1-based numbers of the kept input lines.

@@ -58,6 +58,19 @@ func (a *Analysis) FoldNames(first, last int) []string {
 	return a.foldNames(first-1, last-1)
 }
 
+// Names returns every name the text's placeholders can show (labels of
+// definitions or records), in row order; nil when it has none.
+func (a *Analysis) Names() []string {
+	if len(a.names) == 0 {
+		return nil
+	}
+	out := make([]string, len(a.names))
+	for i, n := range a.names {
+		out[i] = n.label
+	}
+	return out
+}
+
 // foldNames lists the distinct labels of the rows first..last (0-based),
 // by rank then row.
 func (a *Analysis) foldNames(first, last int) []string {
@@ -102,7 +115,21 @@ func namesSuffix(names []string, n Naming) (suffix string, shown []string) {
 	}
 	var sb strings.Builder
 	sb.WriteString(": ")
-	sb.WriteString(strings.Join(shown, ", "))
+	// Records of one kind share a prefix ("--- PASS: "): the first name
+	// shows it, the others go without.
+	prefix := ""
+	if k := strings.LastIndex(shown[0], ": "); k > 0 && k+2 < len(shown[0]) {
+		prefix = shown[0][:k+2]
+	}
+	for i, name := range shown {
+		if i > 0 {
+			sb.WriteString(", ")
+			if prefix != "" && strings.HasPrefix(name, prefix) && len(name) > len(prefix) {
+				name = name[len(prefix):]
+			}
+		}
+		sb.WriteString(name)
+	}
 	if more := len(names) - len(shown); more > 0 {
 		if len(shown) > 1 {
 			sb.WriteString(",")

@@ -103,6 +103,13 @@ func TestRenderNaming(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, lines("a", "... 2 lines omitted (2-3): --- FAIL: TestX ...", "z"), out.Text)
 	})
+	t.Run("shared prefix", func(t *testing.T) {
+		src := lines("a", "--- PASS: TestX (0.1s)", "--- PASS: TestY (0.1s)", "z")
+		out, err := Render(context.Background(), src, syntax.Text, []bool{true, false, false, true}, WithNaming(DefaultNaming))
+		require.NoError(t, err)
+		assert.Equal(t, lines("a", "... 2 lines omitted (2-3): --- PASS: TestX, TestY ...", "z"), out.Text)
+		assert.Equal(t, []string{"--- PASS: TestX", "--- PASS: TestY"}, out.Placeholders[0].Names)
+	})
 	t.Run("label is one safe comment line", func(t *testing.T) {
 		assert.Equal(t, "a b", cleanLabel("a\t b \\\\"))
 		assert.False(t, strings.Contains(cutLabel(strings.Repeat("x", 50), 10), "xxxxxxxxxx"))

@@ -72,6 +72,7 @@ import (
 	"github.com/prunekit/pruner"
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/lexical"
 	"github.com/prunekit/pruner/internal/syntax"
 	"github.com/prunekit/pruner/internal/tokenizer"
 )
@@ -97,6 +98,9 @@ type flags struct {
 	workers        int
 	parse          bool
 	shuffled       bool
+	tokens         bool // -tokens: r is a share of the input tokens (library rows only)
+	names          bool // -names: placeholders name what they fold
+	unfold         bool // -unfold: add the one-unfold rows
 	paths          []string
 }
 
@@ -160,6 +164,9 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "cases scored in parallel (model rows run one case at a time)")
 	fs.BoolVar(&f.parse, "parse", true, "check that code outputs parse (tree-sitter)")
 	fs.BoolVar(&f.shuffled, "shuffled", false, "pair every case with the query of a case from another repository")
+	fs.BoolVar(&f.tokens, "tokens", false, "read -lines as shares of the input tokens (pruner.WithCompression(1/r)); the baselines, which count lines, sit it out")
+	fs.BoolVar(&f.names, "names", true, "placeholders name what they fold (pruner.WithPlaceholderNames)")
+	fs.BoolVar(&f.unfold, "unfold", false, "add, for every library row, a row +unfold: the recall after a reader unfolds the one placeholder whose names best match the query")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eval [flags] [FILE.jsonl | DIR ...]  (default: the shared dev set)")
 		fs.PrintDefaults()
@@ -365,7 +372,7 @@ func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
 		}
 		ev.builtin[m] = map[float64]*pruner.Pruner{}
 		for _, r := range f.ratios {
-			p, err := pruner.Load(ctx, "", lineBudget(r, pruner.WithScorer(row.scorer), pruner.WithRepair(row.repair))...)
+			p, err := pruner.Load(ctx, "", f.budget(r, pruner.WithScorer(row.scorer), pruner.WithRepair(row.repair), pruner.WithPlaceholderNames(f.names))...)
 			if err != nil {
 				return nil, err
 			}
@@ -381,7 +388,7 @@ func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
 			ev.kind = "" // a trained line model's row must not read as the embedded one's
 		}
 		for _, r := range f.ratios {
-			if ev.model[r], err = base.With(lineBudget(r)...); err != nil {
+			if ev.model[r], err = base.With(f.budget(r, pruner.WithPlaceholderNames(f.names))...); err != nil {
 				return nil, err
 			}
 		}
@@ -389,11 +396,14 @@ func newEvaluator(ctx context.Context, f *flags) (*evaluator, error) {
 	return ev, nil
 }
 
-// lineBudget returns opts with the option of a -lines share: r = 0
-// (default) sets no budget.
-func lineBudget(r float64, opts ...pruner.Option) []pruner.Option {
-	if r == 0 {
+// budget returns opts with the option of a -lines share: r = 0 (default)
+// sets no budget; with -tokens r is a share of the input tokens.
+func (f *flags) budget(r float64, opts ...pruner.Option) []pruner.Option {
+	switch {
+	case r == 0:
 		return opts
+	case f.tokens:
+		return append(opts, pruner.WithCompression(1/r))
 	}
 	return append(opts, pruner.WithLineBudget(r))
 }
@@ -533,21 +543,72 @@ func (ev *evaluator) summarize(name string, idx []int, out []caseOutcome) group 
 	}
 	for _, r := range ev.f.ratios {
 		for _, m := range methodNames {
-			o, ok := obs[m+"@"+strconv.FormatFloat(r, 'g', -1, 64)]
-			if !ok {
-				continue
+			for _, m := range []string{m, m + unfoldSuffix} {
+				o, ok := obs[m+"@"+strconv.FormatFloat(r, 'g', -1, 64)]
+				if !ok {
+					continue
+				}
+				g.Rows = append(g.Rows, row{Method: ev.rowName(m), Ratio: r, Summary: evalset.Summarize(o)})
 			}
-			g.Rows = append(g.Rows, row{Method: ev.rowName(m), Ratio: r, Summary: evalset.Summarize(o)})
 		}
 	}
 	return g
 }
 
 func (ev *evaluator) rowName(m string) string {
-	if m == "model+repair" && ev.kind != "" {
-		return ev.kind + "+repair"
+	if strings.HasPrefix(m, "model+repair") && ev.kind != "" {
+		return ev.kind + strings.TrimPrefix(m, "model")
 	}
 	return m
+}
+
+// unfoldSuffix names the row of a library row after one unfold (-unfold).
+const unfoldSuffix = "+unfold"
+
+// chooseUnfold is the simulated reader of -unfold: it unfolds the one
+// placeholder whose names share the most query terms (the query's
+// identifier pieces without stopwords, as BM25 reads it, each counted once;
+// see termMatch), the first such placeholder on ties; ok is false when no
+// placeholder's names match, and the reader then reads the output as is.
+func chooseUnfold(query string, phs []pruner.Placeholder) (pruner.LineRange, bool) {
+	terms := lexical.QueryTokens(query)
+	best, bestScore := -1, 0
+	for i, ph := range phs {
+		var pieces []string
+		for _, n := range ph.Names {
+			pieces = append(pieces, lexical.Tokens(n)...)
+		}
+		score := 0
+		for _, t := range terms {
+			for _, p := range pieces {
+				if termMatch(t, p) {
+					score++
+					break
+				}
+			}
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	if best < 0 {
+		return pruner.LineRange{}, false
+	}
+	return pruner.LineRange{First: phs[best].FirstLine, Last: phs[best].LastLine}, true
+}
+
+// termMatch says whether query term t and name piece p are the same word:
+// equal, or sharing a stem of at least 4 characters that is all of the
+// shorter one but at most two characters ("retry"/"retries").
+func termMatch(t, p string) bool {
+	if t == p {
+		return true
+	}
+	n := 0
+	for n < len(t) && n < len(p) && t[n] == p[n] {
+		n++
+	}
+	return n >= 4 && n+2 >= min(len(t), len(p))
 }
 
 // forEach runs fn(0..n-1) on workers goroutines and returns the first error.
@@ -627,11 +688,22 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 			return fmt.Errorf("%s %s: %w", method, c.ID, err)
 		}
 		add(method, r, res.KeptLines(), res.Text, syntax.Language(res.Language), elapsed, res.Notes, &res.Score)
+		if ev.f.unfold {
+			// The reader opens one fold, chosen by its names; without a
+			// match it reads the output as it is.
+			t0 := time.Now()
+			if rg, ok := chooseUnfold(c.Query, res.Placeholders); ok {
+				if res, err = res.ExpandContext(ctx, rg); err != nil {
+					return fmt.Errorf("%s %s: unfold: %w", method, c.ID, err)
+				}
+			}
+			add(method+unfoldSuffix, r, res.KeptLines(), res.Text, syntax.Language(res.Language), elapsed+time.Since(t0), res.Notes, &res.Score)
+		}
 		return nil
 	}
 	for _, r := range ev.f.ratios {
 		k := evalset.Budget(r, n)
-		baselines := r > 0 // a baseline needs its k
+		baselines := r > 0 && !ev.f.tokens // a baseline needs its k
 		if model {
 			if err := library("model+repair", ev.model[r], r); err != nil {
 				return o, err
