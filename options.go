@@ -58,6 +58,7 @@ type config struct {
 	instruction   string
 	budgetInstr   string // instruction used to size windows ("" = instruction)
 	backend       string
+	precision     Precision // WithPrecision ("" = Float32)
 	batchSize     int
 	decision      Decision
 	renderer      Renderer

@@ -99,7 +99,11 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 		}
 		return p, nil
 	}
-	b, err := backend.New(cfg.backend)
+	name, err := backend.WithPrecision(cfg.backend, string(cfg.precision))
+	if err != nil {
+		return nil, fmt.Errorf("pruner: %w: %w", ErrUnsupportedBackend, err)
+	}
+	b, err := backend.New(name)
 	if err != nil {
 		return nil, fmt.Errorf("pruner: %w: %w", ErrUnsupportedBackend, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -73,6 +74,7 @@ func run() error {
 	ortThreads := flag.Int("ort-threads", 2, "ONNX Runtime intra-op threads")
 	onnxDir := flag.String("onnx-dir", filepath.Join(os.TempDir(), "pruner-qwen3-onnx"), "cache directory of the exported ONNX models (one per config, tokens and torch_qwen3.py version)")
 	node := flag.String("node", "node", "Node.js executable")
+	precisions := flag.String("precision", "float32", `comma-separated precisions of the Go weight products timed side by side, each case alternating between them: "float32", "bf16" (fastgo's bfloat16 products, AVX512_BF16 only), e.g. "float32,bf16"`)
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -86,17 +88,35 @@ func run() error {
 		defer pprof.StopCPUProfile()
 	}
 
-	var b backends.Backend
+	precs := strings.Split(*precisions, ",")
+	var bs []backends.Backend
+	for i, prec := range precs {
+		prec = strings.TrimSpace(prec)
+		precs[i] = prec
+		var b backends.Backend
+		var err error
+		cfg, ok := strings.CutPrefix(*backendName, "fastgo")
+		switch {
+		case prec != "float32" && prec != "bf16":
+			return fmt.Errorf("bad -precision entry %q (want float32 or bf16)", prec)
+		case ok && (cfg == "" || cfg[0] == ','):
+			if prec == "bf16" {
+				cfg += ",bf16"
+			}
+			b, err = fastcpu.New(strings.TrimPrefix(cfg, ","))
+		case prec == "bf16":
+			return fmt.Errorf("-precision bf16 needs -backend fastgo (got %q)", *backendName)
+		default:
+			b, err = backend.New(*backendName)
+		}
+		if err != nil {
+			return err
+		}
+		defer b.Finalize()
+		bs = append(bs, b)
+	}
+	b := bs[0]
 	var err error
-	if cfg, ok := strings.CutPrefix(*backendName, "fastgo"); ok && (cfg == "" || cfg[0] == ',') {
-		b, err = fastcpu.New(strings.TrimPrefix(cfg, ","))
-	} else {
-		b, err = backend.New(*backendName)
-	}
-	if err != nil {
-		return err
-	}
-	defer b.Finalize()
 	var toks []int
 	for _, s := range strings.Split(*tokList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -135,7 +155,12 @@ func run() error {
 		fmt.Printf("ort: onnxruntime-node %s from %s, %s %s, CPU provider, intra-op threads %d, inter-op 1, sequential, graph optimization all; models in %s\n",
 			ortVersion, *ortModules, *node, ortScript, *ortThreads, *onnxDir)
 	}
-	fmt.Printf("%-8s %6s %10s %22s %8s %10s %7s %9s %6s\n", "config", "tokens", "go_ms", "torch_ms@thr", "go/torch", "ort_ms", "go/ort", "ort_diff", "load1")
+	extraHead := ""
+	for _, prec := range precs[1:] {
+		extraHead += fmt.Sprintf(" %10s %8s %9s", prec+"_ms", prec+"/ort", prec+"_diff")
+	}
+	fmt.Printf("precision=%s (go_ms: %s; %s_diff: largest |difference| from the %s output)\n", *precisions, precs[0], strings.Join(precs[1:], ","), precs[0])
+	fmt.Printf("%-8s %6s %10s %22s %8s %10s %7s %9s%s %6s\n", "config", "tokens", "go_ms", "torch_ms@thr", "go/torch", "ort_ms", "go/ort", "ort_diff", extraHead, "load1")
 	for _, name := range strings.Split(*cfgList, ",") {
 		name = strings.TrimSpace(name)
 		cfg, ok := configs[name]
@@ -143,18 +168,35 @@ func run() error {
 			return fmt.Errorf("unknown config %q", name)
 		}
 		cfg.VocabSize, cfg.RopeTheta, cfg.RMSNormEps = benchVocab, backbone.DefaultRopeTheta, backbone.DefaultRMSNormEps
-		ctx := randomContext(cfg)
-		e, err := mlctx.NewExec(b, ctx, func(ctx *mlctx.Context, ids *Node) *Node {
-			return backbone.Forward(ctx.In("backbone"), cfg, ids, cfg.NumLayers)[0]
-		})
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		var es []*mlctx.Exec
+		for _, b := range bs {
+			ctx := randomContext(cfg) // the same weights; one context per backend
+			e, err := mlctx.NewExec(b, ctx, func(ctx *mlctx.Context, ids *Node) *Node {
+				return backbone.Forward(ctx.In("backbone"), cfg, ids, cfg.NumLayers)[0]
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			es = append(es, e)
 		}
 		for _, n := range toks {
-			goMs, err := timeGo(e, n, *reps)
-			if err != nil {
-				return fmt.Errorf("%s/%d: %w", name, n, err)
+			// Each precision in turn, twice, the minimum kept: the
+			// precisions see the same load.
+			ms := make([]float64, len(es))
+			outs := make([][]float32, len(es))
+			for round := 0; round < min(2, len(es)); round++ {
+				for i, e := range es {
+					t, out, err := timeGo(e, n, *reps)
+					if err != nil {
+						return fmt.Errorf("%s/%d %s: %w", name, n, precs[i], err)
+					}
+					if ms[i] == 0 || t < ms[i] {
+						ms[i] = t
+					}
+					outs[i] = out
+				}
 			}
+			goMs := ms[0]
 			torchCol, ratioCol := "-", "-"
 			if *torch {
 				tMs := 0.0
@@ -179,6 +221,7 @@ func run() error {
 				ratioCol = fmt.Sprintf("%.2f", goMs/tMs)
 			}
 			ortCol, ortRatio, ortDiff := "-", "-", "-"
+			ortMs := 0.0
 			if *ort {
 				onnx, err := exportONNX(*python, script, *onnxDir, name, n)
 				if err != nil {
@@ -188,13 +231,24 @@ func run() error {
 				if err != nil {
 					return fmt.Errorf("ort %s/%d: %w", name, n, err)
 				}
+				ortMs = res.Ms
 				ortCol = fmt.Sprintf("%.1f", res.Ms)
 				ortRatio = fmt.Sprintf("%.2f", goMs/res.Ms)
 				ortDiff = fmt.Sprintf("%.1e", res.MaxAbsDiff)
 			}
-			fmt.Printf("%-8s %6d %10.1f %22s %8s %10s %7s %9s %6s\n", name, n, goMs, torchCol, ratioCol, ortCol, ortRatio, ortDiff, load1())
+			extra := ""
+			for i := 1; i < len(es); i++ {
+				ratio := "-"
+				if ortMs > 0 {
+					ratio = fmt.Sprintf("%.2f", ms[i]/ortMs)
+				}
+				extra += fmt.Sprintf(" %10.1f %8s %9.1e", ms[i], ratio, maxAbsDiff(outs[0], outs[i]))
+			}
+			fmt.Printf("%-8s %6d %10.1f %22s %8s %10s %7s %9s%s %6s\n", name, n, goMs, torchCol, ratioCol, ortCol, ortRatio, ortDiff, extra, load1())
 		}
-		e.Finalize()
+		for _, e := range es {
+			e.Finalize()
+		}
 	}
 	fmt.Printf("load1=%s (end)\n", load1())
 	return nil
@@ -234,26 +288,42 @@ func randomContext(cfg backbone.Config) *mlctx.Context {
 
 // timeGo runs one warm-up forward (graph build and compile) and returns the
 // minimum of reps timed forwards in milliseconds.
-func timeGo(e *mlctx.Exec, n, reps int) (float64, error) {
+func timeGo(e *mlctx.Exec, n, reps int) (float64, []float32, error) {
 	ids := make([]int32, n)
 	for i := range ids {
 		ids[i] = int32((i * 7919) % benchVocab)
 	}
 	in := tensors.FromFlatDataAndDimensions(ids, 1, n)
 	best := 0.0
+	var last []float32
 	for i := -1; i < reps; i++ {
 		start := time.Now()
 		out, err := e.Exec(in)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
+		}
+		ms := float64(time.Since(start).Microseconds()) / 1000
+		if i == reps-1 {
+			last = tensors.MustCopyFlatData[float32](out[0])
 		}
 		out[0].MustFinalizeAll()
-		ms := float64(time.Since(start).Microseconds()) / 1000
 		if i >= 0 && (best == 0 || ms < best) {
 			best = ms
 		}
 	}
-	return best, nil
+	return best, last, nil
+}
+
+// maxAbsDiff returns the largest |a[i] − b[i]| (NaN if any is NaN).
+func maxAbsDiff(a, b []float32) float64 {
+	worst := 0.0
+	for i := range min(len(a), len(b)) {
+		d := math.Abs(float64(a[i]) - float64(b[i]))
+		if d > worst || math.IsNaN(d) {
+			worst = d
+		}
+	}
+	return worst
 }
 
 // timeTorch runs torch_qwen3.py for one case and parses its JSON line.

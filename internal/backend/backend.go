@@ -70,3 +70,37 @@ func newSimpleGo(config string) (backends.Backend, error) {
 	}
 	return b, nil
 }
+
+// Precisions accepted by WithPrecision.
+const (
+	Float32 = "float32" // float32 products (the default; every golden holds bit for bit)
+	BF16    = "bf16"    // bfloat16 weight products, float32 accumulation (Go backend, AVX512_BF16)
+)
+
+// WithPrecision returns the backend name that runs name's models with the
+// given precision of the weight products. Float32 (or "") returns name
+// unchanged. BF16 needs the Go backend: "", Auto and Go become "go:bf16"
+// (Auto then never picks XLA), "go:CONFIG" gets ",bf16" appended; any other
+// backend is an error wrapping ErrUnavailable. Whether the CPU can run it
+// (AVX512_BF16) is checked by New, which returns an error wrapping
+// ErrUnavailable and fastcpu.ErrNoBF16 where it cannot.
+func WithPrecision(name, precision string) (string, error) {
+	switch precision {
+	case "", Float32:
+		return name, nil
+	case BF16:
+	default:
+		return "", fmt.Errorf("%w: unknown precision %q (want %q or %q)", ErrUnavailable, precision, Float32, BF16)
+	}
+	kind, config, _ := strings.Cut(name, ":")
+	switch kind {
+	case "", Auto:
+		return Go + ":" + BF16, nil
+	case Go:
+		if config == "" {
+			return Go + ":" + BF16, nil
+		}
+		return Go + ":" + config + "," + BF16, nil
+	}
+	return "", fmt.Errorf("%w: precision %q runs only on the %q backend, not %q", ErrUnavailable, BF16, Go, name)
+}

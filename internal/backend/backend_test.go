@@ -3,6 +3,8 @@ package backend
 import (
 	"testing"
 
+	"github.com/prunekit/pruner/internal/fastcpu"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,4 +43,32 @@ func TestXLAWithoutPlugin(t *testing.T) {
 	} else {
 		assert.Contains(t, err.Error(), "PJRT_PLUGIN_LIBRARY_PATH")
 	}
+}
+
+func TestWithPrecision(t *testing.T) {
+	for _, c := range []struct{ name, prec, want string }{
+		{"", "", ""}, {"xla", Float32, "xla"}, {"", BF16, "go:bf16"}, {Auto, BF16, "go:bf16"},
+		{Go, BF16, "go:bf16"}, {"go:purego", BF16, "go:purego,bf16"},
+	} {
+		got, err := WithPrecision(c.name, c.prec)
+		require.NoError(t, err, c)
+		assert.Equal(t, c.want, got, c)
+	}
+	for _, c := range [][2]string{{SimpleGo, BF16}, {"xla:cuda", BF16}, {Go, "fp8"}} {
+		_, err := WithPrecision(c[0], c[1])
+		require.ErrorIs(t, err, ErrUnavailable, c)
+	}
+	// The Go backend in bfloat16: where the CPU has AVX512_BF16, weight
+	// products run in bfloat16; elsewhere New says why not.
+	b, err := New("go:bf16")
+	if !fastcpu.BF16Supported() {
+		require.ErrorIs(t, err, ErrUnavailable)
+		require.ErrorIs(t, err, fastcpu.ErrNoBF16)
+		return
+	}
+	require.NoError(t, err)
+	assert.Equal(t, "bf16", b.(*fastcpu.Backend).Precision())
+	b.Finalize()
+	_, err = New("go:purego,bf16")
+	require.ErrorIs(t, err, fastcpu.ErrNoBF16, "the portable kernels have no bfloat16 products")
 }

@@ -1,0 +1,144 @@
+// Command bf16dev measures what the bfloat16 precision (pruner.BF16) changes
+// in the library's output: it prunes every case of the dev sets (JSON lines
+// with "query" and "text") with a Qwen3 checkpoint twice, in float32 and in
+// bfloat16, and counts the input lines whose keep decision differs, the
+// documents with any such line, and the largest differences of the token
+// scores and the document score. Usage:
+//
+//	go run ./bench/bf16dev -model testdata/tiny-swepruner -dev /work/shared/evalsets/dev
+//
+// It stops with the library's error on a CPU without AVX512_BF16.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/prunekit/pruner"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bf16dev:", err)
+		os.Exit(1)
+	}
+}
+
+type devCase struct {
+	ID    string `json:"id"`
+	Query string `json:"query"`
+	Text  string `json:"text"`
+}
+
+func run() error {
+	model := flag.String("model", "testdata/tiny-swepruner", "Qwen3 checkpoint folder")
+	dev := flag.String("dev", "/work/shared/evalsets/dev", "folder of *.jsonl dev sets")
+	limit := flag.Int("limit", 0, "cases per set (0: all)")
+	flag.Parse()
+	ctx := context.Background()
+	f32, err := pruner.Load(ctx, *model)
+	if err != nil {
+		return err
+	}
+	bf, err := pruner.Load(ctx, *model, pruner.WithPrecision(pruner.BF16))
+	if err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(*dev, "*.jsonl"))
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		return fmt.Errorf("no *.jsonl in %s", *dev)
+	}
+	fmt.Printf("model=%s dev=%s limit=%d\n", *model, *dev, *limit)
+	fmt.Printf("%-28s %5s %7s %8s %7s %6s %11s %10s %9s %9s\n", "set", "docs", "lines", "changed", "share", "docs≠", "tokscore_Δ", "docscore_Δ", "f32_s", "bf16_s")
+	var tot struct {
+		docs, lines, changed, docsChanged int
+		tok, doc                          float64
+		t32, t16                          time.Duration
+	}
+	for _, file := range files {
+		cases, err := readCases(file, *limit)
+		if err != nil {
+			return err
+		}
+		var s struct {
+			lines, changed, docsChanged int
+			tok, doc                    float64
+			t32, t16                    time.Duration
+		}
+		for _, c := range cases {
+			start := time.Now()
+			a, err := f32.Prune(ctx, c.Query, c.Text)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.ID, err)
+			}
+			s.t32 += time.Since(start)
+			start = time.Now()
+			b, err := bf.Prune(ctx, c.Query, c.Text)
+			if err != nil {
+				return fmt.Errorf("%s (bf16): %w", c.ID, err)
+			}
+			s.t16 += time.Since(start)
+			if len(a.Lines) != len(b.Lines) {
+				return fmt.Errorf("%s: %d lines vs %d", c.ID, len(a.Lines), len(b.Lines))
+			}
+			changed := 0
+			for i := range a.Lines {
+				if a.Lines[i].Kept != b.Lines[i].Kept {
+					changed++
+				}
+			}
+			s.lines += len(a.Lines)
+			s.changed += changed
+			if changed > 0 {
+				s.docsChanged++
+			}
+			for i := range min(len(a.TokenScores), len(b.TokenScores)) {
+				s.tok = max(s.tok, math.Abs(a.TokenScores[i].Score-b.TokenScores[i].Score))
+			}
+			s.doc = max(s.doc, math.Abs(a.Score-b.Score))
+		}
+		fmt.Printf("%-28s %5d %7d %8d %6.2f%% %6d %11.3g %10.3g %9.1f %9.1f\n", filepath.Base(file), len(cases), s.lines, s.changed,
+			100*float64(s.changed)/float64(max(1, s.lines)), s.docsChanged, s.tok, s.doc, s.t32.Seconds(), s.t16.Seconds())
+		tot.docs += len(cases)
+		tot.lines += s.lines
+		tot.changed += s.changed
+		tot.docsChanged += s.docsChanged
+		tot.tok, tot.doc = max(tot.tok, s.tok), max(tot.doc, s.doc)
+		tot.t32 += s.t32
+		tot.t16 += s.t16
+	}
+	fmt.Printf("%-28s %5d %7d %8d %6.2f%% %6d %11.3g %10.3g %9.1f %9.1f\n", "all", tot.docs, tot.lines, tot.changed,
+		100*float64(tot.changed)/float64(max(1, tot.lines)), tot.docsChanged, tot.tok, tot.doc, tot.t32.Seconds(), tot.t16.Seconds())
+	return nil
+}
+
+func readCases(file string, limit int) ([]devCase, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []devCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() && (limit == 0 || len(out) < limit) {
+		var c devCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		out = append(out, c)
+	}
+	return out, sc.Err()
+}
