@@ -43,7 +43,8 @@
 // text is accepted — invalid UTF-8, NUL bytes, megabytes, a single 50,000
 // character line — long texts are cut into overlapping windows whose token
 // scores are averaged. Prune is safe for concurrent use. Nothing is ever
-// downloaded.
+// downloaded, except a checkpoint the caller names as "hf:owner/name"
+// (below).
 //
 // # The output contract
 //
@@ -81,6 +82,30 @@
 // before Load returns: non-finite weights, config values that contradict
 // the tensors or each other, and files that are not regular files are
 // refused with ErrBadCheckpoint.
+//
+// # Checkpoints from the Hugging Face Hub
+//
+// Load (and every -model flag of the commands in examples/) accepts
+// "hf:owner/name" or "hf:owner/name@revision" (a branch, a tag or a commit
+// hash) for a SWE-Pruner or LaMR checkpoint published on the Hub:
+//
+//	p, err := pruner.Load(ctx, "hf:ayanami-kitasan/code-pruner",
+//		pruner.WithDownloadProgress(func(file string, done, total int64) { ... }))
+//
+// config.json, model.safetensors and whichever Qwen tokenizer files the
+// repository has are fetched into the cache of Python's huggingface_hub
+// (HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), in its
+// layout: a model Python downloaded loads with no download, and one
+// fetched here serves Python. HF_TOKEN authenticates (private or gated
+// repositories), HF_ENDPOINT replaces https://huggingface.co (a mirror),
+// and HF_HUB_OFFLINE=1 forbids the network: the name then resolves from
+// the cache alone. Online, each Load asks the Hub which commit the
+// revision names (one small request per file, nothing downloaded when
+// cached); pin a commit hash to make no request at all once cached. Files
+// are checked against the sha256 (LFS) or git sha1 the Hub reports before
+// they enter the cache, an interrupted download resumes where it stopped,
+// and failures wrap ErrDownload (ErrUnauthorized for 401/403, ErrNotFound
+// for 404). Download fetches without loading and returns the folder.
 //
 // # Packages
 //

@@ -8,7 +8,8 @@ import (
 // SuggestedMemoryLimit returns a soft memory limit (for debug.SetMemoryLimit)
 // for a process that loads the checkpoint in dir: twice its weights plus
 // 1 GiB, or 0 when dir holds no safetensors file (the embedded line model
-// needs none).
+// needs none). An "hf:" name is looked up in the Hub's cache only (0 when
+// it is not there yet; nothing is downloaded).
 //
 // A checkpoint's weights live on the Go heap, and with the default GOGC the
 // heap may grow to twice the live data before a collection; long windows
@@ -18,7 +19,7 @@ import (
 // library never sets the limit itself (it is process-wide); the commands in
 // examples/ set it unless GOMEMLIMIT is set.
 func SuggestedMemoryLimit(dir string) int64 {
-	if dir == "" {
+	if dir = cachedHubDir(dir); dir == "" {
 		return 0
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.safetensors"))

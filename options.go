@@ -68,6 +68,8 @@ type config struct {
 	scorer        string
 	keepLine      func(line string) bool
 	binaryInput   bool
+	// hub: how an hf: checkpoint is downloaded (hub.go).
+	hub hubOptions
 	// minRelevance is WithMinRelevance's value; minRelevanceSet says it was
 	// given (else the scorer's calibrated default, see relevance.go).
 	minRelevance    float64

@@ -51,7 +51,12 @@ type Pruner struct {
 // empty dir selects the built-in line model (ScorerLine), a small model
 // embedded in the library that scores lines on the CPU in milliseconds;
 // WithScorer(ScorerLexical) selects the BM25 baseline instead. Results name
-// their scorer in Result.Scorer. Nothing is downloaded.
+// their scorer in Result.Scorer.
+//
+// A dir of the form "hf:owner/name" or "hf:owner/name@revision" names a
+// checkpoint on the Hugging Face Hub: it is fetched into the Hub's cache
+// (see Download; WithDownloadProgress reports progress) unless cached,
+// then loaded from there. Nothing is downloaded for any other dir.
 func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -81,6 +86,13 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 			return nil, err
 		}
 		return p, nil
+	}
+	if strings.HasPrefix(dir, HubPrefix) {
+		d, err := download(ctx, dir, cfg.hub)
+		if err != nil {
+			return nil, fmt.Errorf("pruner: %w", err)
+		}
+		dir = d
 	}
 	if isLineModel(dir) {
 		// A line model trained with examples/train: the same scorer as

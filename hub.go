@@ -1,0 +1,136 @@
+package pruner
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/prunekit/pruner/internal/hfhub"
+)
+
+// HubPrefix starts a checkpoint name that Load fetches from the Hugging
+// Face Hub: "hf:owner/name" or "hf:owner/name@revision" (a branch, a tag
+// or a commit hash).
+const HubPrefix = "hf:"
+
+// Errors of checkpoints fetched from the Hugging Face Hub (Load and
+// Download with an hf: name).
+var (
+	// ErrDownload is wrapped by every failure to fetch an hf: checkpoint:
+	// the network, an HTTP error, a file whose hash or size is not the
+	// one the Hub reported, offline with nothing cached, a cancelled
+	// context (errors.Is(err, context.Canceled) holds too).
+	ErrDownload = hfhub.ErrDownload
+	// ErrUnauthorized: the Hub answered 401 or 403 (a private or gated
+	// repository; set HF_TOKEN to a token that can read it). It comes
+	// wrapped with ErrDownload.
+	ErrUnauthorized = hfhub.ErrUnauthorized
+	// ErrNotFound: the Hub has no such repository, revision or required
+	// file. It comes wrapped with ErrDownload.
+	ErrNotFound = hfhub.ErrNotFound
+)
+
+// hubOptions are the settings of an hf: download.
+type hubOptions struct {
+	progress func(file string, done, total int64)
+	client   *http.Client
+}
+
+// WithDownloadProgress sets a function that Load (and Download) call while
+// an hf: checkpoint's files download: the file's name, the bytes on disk
+// so far (a resumed download starts above zero) and the file's size (-1
+// when the Hub did not say). Files already in the cache report nothing.
+// It is called from the goroutine that called Load.
+func WithDownloadProgress(fn func(file string, done, total int64)) Option {
+	return func(c *config) error { c.hub.progress = fn; return nil }
+}
+
+// WithHTTPClient sets the HTTP client that fetches hf: checkpoints
+// (default: http.DefaultClient), for proxies, timeouts or tests.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) error { c.hub.client = hc; return nil }
+}
+
+// hubFiles are the files of a SWE-Pruner or LaMR checkpoint: the weights and
+// their config, and the Qwen tokenizer files when the repository has them
+// (Load uses the embedded Qwen3 tokenizer otherwise).
+var hubFiles = []hfhub.File{
+	{Name: "config.json"},
+	{Name: "model.safetensors"},
+	{Name: "vocab.json", Optional: true},
+	{Name: "merges.txt", Optional: true},
+	{Name: "tokenizer_config.json", Optional: true},
+	{Name: "added_tokens.json", Optional: true},
+	{Name: "tokenizer.json", Optional: true},
+}
+
+// Download returns the local folder of checkpoint name: a name without the
+// "hf:" prefix is returned as it is; "hf:owner/name[@revision]" is fetched
+// from the Hugging Face Hub into its cache, as Python's huggingface_hub
+// lays it out, and the snapshot folder (…/models--owner--name/snapshots/
+// <commit>) is returned. Load(ctx, name) does the same before loading;
+// Download is for callers that need the folder itself (a tokenizer, a
+// memory limit) or want to fetch ahead of time. Options other than
+// WithDownloadProgress and WithHTTPClient are ignored.
+//
+// The cache is HF_HUB_CACHE, else $HF_HOME/hub, else
+// $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub; a model
+// Python downloaded is used as it is, and one downloaded here serves
+// Python. HF_ENDPOINT replaces https://huggingface.co, HF_TOKEN (else the
+// token file of huggingface-cli login) authenticates, and HF_HUB_OFFLINE=1
+// forbids the network: the name then resolves from the cache alone. Online,
+// the revision is resolved on every call (one small request per missing
+// file, nothing downloaded when cached); when the Hub cannot be reached a
+// complete cached snapshot is used. Each file is checked against the size
+// and hash the Hub reports before it enters the cache, an interrupted
+// download resumes where it stopped, and a snapshot folder appears only
+// with all its required files. Errors wrap ErrDownload (and
+// ErrUnauthorized, ErrNotFound or the context's error where they apply);
+// a malformed name wraps ErrBadCheckpoint.
+func Download(ctx context.Context, name string, opts ...Option) (string, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return "", fmt.Errorf("pruner: %w", err)
+		}
+	}
+	dir, err := download(ctx, name, cfg.hub)
+	if err != nil {
+		return "", fmt.Errorf("pruner: %w", err)
+	}
+	return dir, nil
+}
+
+// download is Download with the options applied; its errors have no
+// "pruner:" prefix.
+func download(ctx context.Context, name string, o hubOptions) (string, error) {
+	spec, ok := strings.CutPrefix(name, HubPrefix)
+	if !ok {
+		return name, nil
+	}
+	ref, err := hfhub.ParseRef(spec)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
+	}
+	c := hfhub.New(hfhub.WithProgress(o.progress), hfhub.WithHTTPClient(o.client))
+	return c.Snapshot(ctx, ref, hubFiles)
+}
+
+// cachedHubDir resolves an hf: name from the cache alone (no network); ""
+// when it is not cached.
+func cachedHubDir(name string) string {
+	spec, ok := strings.CutPrefix(name, HubPrefix)
+	if !ok {
+		return name
+	}
+	ref, err := hfhub.ParseRef(spec)
+	if err != nil {
+		return ""
+	}
+	dir, err := hfhub.New(hfhub.WithOffline(true)).Snapshot(context.Background(), ref, hubFiles)
+	if err != nil {
+		return ""
+	}
+	return dir
+}
