@@ -58,13 +58,14 @@ func ExampleNew() {
 	fmt.Print(res.Text)
 	fmt.Printf("%s kept %d of %d lines, %d of %d tokens\n", res.Scorer, len(res.KeptLines()), len(res.Lines), res.Tokens.Kept, res.Tokens.Input)
 	// Output:
-	// ... 24 lines omitted ...
+	// ... 24 lines omitted (1-24): --- PASS: TestParse/case_01, TestParse/case_02, and 10 more ...
 	// === RUN   TestRetryBackoff
 	//     retry_test.go:41: backoff after 3 attempts = 8s, want 4s
 	// --- FAIL: TestRetryBackoff (0.01s)
-	// ... 2 lines omitted ...
+	// === RUN   TestClose
+	// --- PASS: TestClose (0.00s)
 	// FAIL
 	// exit status 1
 	// FAIL	example.com/client	0.412s
-	// grep kept 6 of 32 lines, 79 of 420 tokens
+	// grep kept 8 of 32 lines, 121 of 420 tokens
 }

@@ -72,7 +72,8 @@ def parse_link_header(value):
 // GPU, milliseconds per file. Here a line budget allows an output of 40% of
 // the input's lines, placeholders included.
 // Kept lines are verbatim; removed runs fold into placeholders in the
-// language's comment syntax; the repair pass keeps the headers the kept
+// language's comment syntax, naming the definitions they fold (see
+// Result.Expand to unfold one); the repair pass keeps the headers the kept
 // lines need, so the output is still valid code.
 func Example() {
 	ctx := context.Background()
@@ -92,7 +93,7 @@ func Example() {
 	// import urllib.request
 	// # ... 4 lines omitted (4-7)
 	// class Client:
-	//     # ... 15 lines omitted (9-23)
+	//     # ... 15 lines omitted (9-23): def __init__, def _headers, def get
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
@@ -103,7 +104,7 @@ func Example() {
 	// # ... 2 lines omitted (31-32)
 	// def backoff(attempt):
 	//     return min(30, 2 ** attempt)
-	// # ... 8 lines omitted (35-42)
+	// # ... 8 lines omitted (35-42): def parse_link_header
 	// line kept 13 of 42 lines
 }
 

@@ -47,7 +47,9 @@ type Placeholder struct {
 	FirstLine int `json:"first_line"`
 	LastLine  int `json:"last_line"`
 	// Names are the definitions or records the placeholder names (see
-	// WithPlaceholderNames), More the number of further ones it counts.
+	// WithPlaceholderNames), in full where the line shows them shortened
+	// (`func (c *Client) do` as `func do`); More is the number of further
+	// ones it counts ("and 3 more").
 	Names []string `json:"names,omitempty"`
 	More  int      `json:"more,omitempty"`
 }

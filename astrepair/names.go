@@ -21,6 +21,7 @@ type nameRow struct {
 	row   int32
 	rank  uint8
 	label string
+	short string // what a placeholder too narrow for label shows ("" : label cut)
 }
 
 // Naming bounds the names a placeholder shows.
@@ -74,6 +75,20 @@ func (a *Analysis) Names() []string {
 // foldNames lists the distinct labels of the rows first..last (0-based),
 // by rank then row.
 func (a *Analysis) foldNames(first, last int) []string {
+	rows := a.foldRows(first, last)
+	if len(rows) == 0 {
+		return nil
+	}
+	out := make([]string, len(rows))
+	for i, n := range rows {
+		out[i] = n.label
+	}
+	return out
+}
+
+// foldRows lists the names of the rows first..last (0-based), distinct by
+// label, by rank then row.
+func (a *Analysis) foldRows(first, last int) []nameRow {
 	lo, _ := slices.BinarySearchFunc(a.names, int32(first), func(n nameRow, r int32) int { return int(n.row - r) })
 	var in []nameRow
 	for k := lo; k < len(a.names) && int(a.names[k].row) <= last; k++ {
@@ -84,44 +99,59 @@ func (a *Analysis) foldNames(first, last int) []string {
 	}
 	slices.SortStableFunc(in, func(x, y nameRow) int { return int(x.rank) - int(y.rank) })
 	seen := make(map[string]bool, len(in))
-	out := make([]string, 0, len(in))
+	out := in[:0]
 	for _, n := range in {
 		if !seen[n.label] {
 			seen[n.label] = true
-			out = append(out, n.label)
+			out = append(out, n)
 		}
 	}
 	return out
 }
 
+// display is what a placeholder shows of n within max characters: the
+// label, else its short form, cut if need be.
+func (n nameRow) display(max int) string {
+	if max <= 0 || utf8.RuneCountInString(n.label) <= max {
+		return n.label
+	}
+	if n.short != "" {
+		return cutLabel(n.short, max)
+	}
+	return cutLabel(n.label, max)
+}
+
 // namesSuffix renders the names of a fold under n: ": a, b, and 3 more";
-// "" when the fold names nothing. shown is how many names it shows.
-func namesSuffix(names []string, n Naming) (suffix string, shown []string) {
+// "" when the fold names nothing. shown are the labels of the names it
+// shows (uncut), more the number it counts.
+func namesSuffix(names []nameRow, n Naming) (suffix string, shown []string, more int) {
 	if n.Max <= 0 || len(names) == 0 {
-		return "", nil
+		return "", nil, 0
 	}
 	chars := 0
+	var disp []string
 	for _, name := range names {
-		if len(shown) == n.Max {
+		if len(disp) == n.Max {
 			break
 		}
-		name = cutLabel(name, n.Label)
-		c := utf8.RuneCountInString(name)
-		if len(shown) > 0 && chars+c > n.Chars {
+		d := name.display(n.Label)
+		c := utf8.RuneCountInString(d)
+		if len(disp) > 0 && chars+c > n.Chars {
 			break
 		}
 		chars += c + 2
-		shown = append(shown, name)
+		disp = append(disp, d)
+		shown = append(shown, name.label)
 	}
 	var sb strings.Builder
 	sb.WriteString(": ")
 	// Records of one kind share a prefix ("--- PASS: "): the first name
 	// shows it, the others go without.
 	prefix := ""
-	if k := strings.LastIndex(shown[0], ": "); k > 0 && k+2 < len(shown[0]) {
-		prefix = shown[0][:k+2]
+	if k := strings.LastIndex(disp[0], ": "); k > 0 && k+2 < len(disp[0]) {
+		prefix = disp[0][:k+2]
 	}
-	for i, name := range shown {
+	for i, name := range disp {
 		if i > 0 {
 			sb.WriteString(", ")
 			if prefix != "" && strings.HasPrefix(name, prefix) && len(name) > len(prefix) {
@@ -130,7 +160,8 @@ func namesSuffix(names []string, n Naming) (suffix string, shown []string) {
 		}
 		sb.WriteString(name)
 	}
-	if more := len(names) - len(shown); more > 0 {
+	more = len(names) - len(shown)
+	if more > 0 {
 		if len(shown) > 1 {
 			sb.WriteString(",")
 		}
@@ -138,7 +169,7 @@ func namesSuffix(names []string, n Naming) (suffix string, shown []string) {
 		sb.WriteString(strconv.Itoa(more))
 		sb.WriteString(" more")
 	}
-	return sb.String(), shown
+	return sb.String(), shown, more
 }
 
 // cutLabel cuts s to at most max characters, marking the cut with "…".
@@ -195,11 +226,11 @@ func (b *builder) collectNames() {
 		if name < 0 {
 			continue
 		}
-		label := b.defLabel(i, name)
+		label, short := b.defLabel(i, name)
 		if label == "" {
 			continue
 		}
-		b.a.names = append(b.a.names, nameRow{row: int32(b.nodes[name].StartRow), rank: depth[i], label: label})
+		b.a.names = append(b.a.names, nameRow{row: int32(b.nodes[name].StartRow), rank: depth[i], label: label, short: short})
 		if depth[i] < 255 {
 			depth[i]++
 		}
@@ -292,12 +323,14 @@ func (b *builder) defName(i int) int {
 
 // defLabel is the line of definition def's name from its first non-blank
 // byte (or from def's start, when def starts later on that line) through
-// the name, or the name alone when that is long.
-func (b *builder) defLabel(def, name int) string {
+// the name (`func (c *Client) do`), at most maxLabel characters, and its
+// short form: the label's first word and the name (`func do`), or the name
+// alone.
+func (b *builder) defLabel(def, name int) (label, short string) {
 	nd := &b.nodes[name]
 	row := int(nd.StartRow)
 	if row >= b.a.lines.n() || int(nd.EndByte) > len(b.a.text) {
-		return ""
+		return "", ""
 	}
 	start := b.a.lines.start(row)
 	if d := &b.nodes[def]; int(d.StartRow) == row && b.info(d.Type()).kind == kindScope {
@@ -308,13 +341,34 @@ func (b *builder) defLabel(def, name int) string {
 		end = lineEnd
 	}
 	if end <= start {
-		return ""
+		return "", ""
 	}
-	label := cleanLabel(b.a.text[start:end])
-	if utf8.RuneCountInString(label) > 48 {
-		label = cleanLabel(b.text(name))
+	nameText := cleanLabel(b.text(name))
+	label = cleanLabel(b.a.text[start:end])
+	if utf8.RuneCountInString(label) > maxLabel {
+		label = nameText
 	}
-	return label
+	short = nameText
+	if w, _, ok := strings.Cut(label, " "); ok && w != nameText && isWord(w) {
+		short = w + " " + nameText
+	}
+	if short == label {
+		short = ""
+	}
+	return label, short
+}
+
+// maxLabel bounds a definition's label; a longer one is its name alone.
+const maxLabel = 80
+
+// isWord reports a keyword-like word: letters only.
+func isWord(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // --- records of tool output ---

@@ -103,6 +103,15 @@ func TestRenderNaming(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, lines("a", "... 2 lines omitted (2-3): --- FAIL: TestX ...", "z"), out.Text)
 	})
+	t.Run("long labels show their short form", func(t *testing.T) {
+		src := lines("package p", "func (f *FlagBase[T, C, V]) IsDefaultVisible() bool { return true }", "func keep() {}")
+		a, err := Analyze(context.Background(), src, syntax.Go)
+		require.NoError(t, err)
+		out, err := a.Render(context.Background(), []bool{true, false, true}, WithNaming(DefaultNaming))
+		require.NoError(t, err)
+		assert.Equal(t, lines("package p", "// ... 1 line omitted (2): func IsDefaultVisible", "func keep() {}"), out.Text)
+		assert.Equal(t, []string{"func (f *FlagBase[T, C, V]) IsDefaultVisible"}, out.Placeholders[0].Names)
+	})
 	t.Run("shared prefix", func(t *testing.T) {
 		src := lines("a", "--- PASS: TestX (0.1s)", "--- PASS: TestY (0.1s)", "z")
 		out, err := Render(context.Background(), src, syntax.Text, []bool{true, false, false, true}, WithNaming(DefaultNaming))

@@ -143,9 +143,7 @@ func (a *Analysis) Render(ctx context.Context, keep []bool, opts ...RenderOption
 		var shown []string
 		var more int
 		if cfg.naming.Max > 0 {
-			names := a.foldNames(first, last)
-			suffix, shown = namesSuffix(names, cfg.naming)
-			more = len(names) - len(shown)
+			suffix, shown, more = namesSuffix(a.foldRows(first, last), cfg.naming)
 		}
 		if code {
 			sb.WriteString(indentOf(lines.content(indentRow)))
