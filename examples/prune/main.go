@@ -12,7 +12,10 @@
 //
 // Budgets: -lines F keeps a share F of the lines, -budget N at most N
 // tokens, -compression X about 1/X of the tokens; without one, -threshold
-// decides. The input is read up to -max-input bytes (16 MiB; 0 lifts the
+// decides. Placeholders name what they fold and the input lines they
+// stand for, "// ... 40 lines omitted (120-159): func (c *Client) do"; run
+// again with -expand 120-159 (ranges, comma-separated) to see those lines
+// in full, the rest pruned as before. The input is read up to -max-input bytes (16 MiB; 0 lifts the
 // cap), never more.
 //
 // Exit codes: 0 success, 1 runtime error, 2 usage error, 3 input that looks
@@ -68,6 +71,11 @@ type flags struct {
 	maxInputLines                      int
 	minTokens                          int
 	minRelevance                       float64
+
+	// expand: the input line ranges shown in full (-expand); noNames:
+	// placeholders without names (-names=false).
+	expand  []pruner.LineRange
+	noNames bool
 }
 
 // removedFlag is a flag that no longer exists; setting it fails with
@@ -113,6 +121,12 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.IntVar(&f.minTokens, "min-tokens", pruner.DefaultMinInputTokens, "inputs shorter than this many tokens come back whole when no budget is set; 0 prunes any size")
 	fs.Float64Var(&f.minRelevance, "min-relevance", -1, "fold a text whose relevance to -q is below this to a skeleton (default: the line model's calibrated gate); 0 turns the gate off")
 	fs.BoolVar(&f.binary, "binary", false, "prune input that looks binary as text (default: refuse it, exit code 3)")
+	fs.Func("expand", "show these input lines in full, e.g. 120-159,300-310: the ranges placeholders print", func(s string) error {
+		rs, err := pruner.ParseLineRanges(s)
+		f.expand = append(f.expand, rs...)
+		return err
+	})
+	fs.BoolVar(&f.noNames, "no-names", false, "placeholders without the names of what they fold")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -163,6 +177,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		pruner.WithKeepFirstLine(f.keepFirst), pruner.WithKeepLastLine(f.keepLast),
 		pruner.WithFileName(f.file), pruner.WithDecision(pruner.Decision(f.decision)),
 		pruner.WithBinaryInput(f.binary), pruner.WithMinInputTokens(f.minTokens),
+		pruner.WithPlaceholderNames(!f.noNames),
 	}
 	if f.minRelevance != -1 {
 		opts = append(opts, pruner.WithMinRelevance(f.minRelevance))
@@ -214,6 +229,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		fmt.Fprintf(stderr, "prune: %v\n", err)
 		return exitRuntime
+	}
+	if len(f.expand) > 0 {
+		if res, err = res.ExpandContext(ctx, f.expand...); err != nil {
+			fmt.Fprintf(stderr, "prune: -expand: %v\n", err)
+			if errors.Is(err, pruner.ErrLineRange) {
+				return exitUsage
+			}
+			return exitRuntime
+		}
 	}
 	switch {
 	case f.asJSON:
