@@ -3,6 +3,7 @@ package pruner
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -133,4 +134,51 @@ func cachedHubDir(name string) string {
 		return ""
 	}
 	return dir
+}
+
+// DownloadProgressTo returns a WithDownloadProgress function that writes
+// one line to w per tenth of a large file (and one line for a small one),
+// as the commands in examples/ do on standard error:
+//
+//	downloading model.safetensors: 30% of 1.2 GiB
+//	downloading model.safetensors: done (1.2 GiB)
+func DownloadProgressTo(w io.Writer) func(file string, done, total int64) {
+	const large = 8 << 20
+	var cur string
+	last := int64(-1) // the last tenth (or 64 MiB step when total < 0) printed
+	return func(file string, done, total int64) {
+		if file != cur {
+			cur, last = file, -1
+		}
+		switch {
+		case total >= 0 && done >= total:
+			if last != 10 {
+				fmt.Fprintf(w, "downloading %s: done (%s)\n", file, byteSize(total))
+				last = 10
+			}
+		case total > large:
+			if step := done * 10 / total; step > last {
+				fmt.Fprintf(w, "downloading %s: %d%% of %s\n", file, step*10, byteSize(total))
+				last = step
+			}
+		case total < 0:
+			if step := done / (64 << 20); step > last {
+				fmt.Fprintf(w, "downloading %s: %s\n", file, byteSize(done))
+				last = step
+			}
+		}
+	}
+}
+
+// byteSize writes n in B, KiB, MiB or GiB.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

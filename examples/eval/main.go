@@ -155,7 +155,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	var ratios, methods string
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.model, "model", "", "checkpoint folder: adds the model+repair row")
+	fs.StringVar(&f.model, "model", "", "checkpoint folder or hf:owner/name[@revision] (Hugging Face Hub): adds the model+repair row")
 	fs.StringVar(&ratios, "lines", "0.2", "shares r of the lines kept, comma-separated (k = max(1, round(r·lines))); default: no budget")
 	fs.Var(removedFlag("-ratio is gone (examples/prune used it for a token compression): -lines r[,r...] sets the shares of lines kept"),
 		"ratio", "removed: use -lines")
@@ -236,6 +236,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if f.shuffled {
 		files = evalset.ShuffleQueries(files)
+	}
+	if strings.HasPrefix(f.model, pruner.HubPrefix) {
+		// Fetch an hf: checkpoint ahead, with progress; Load then finds it
+		// in the cache (and the report keeps its name).
+		if _, err := pruner.Download(ctx, f.model, pruner.WithDownloadProgress(pruner.DownloadProgressTo(stderr))); err != nil {
+			fmt.Fprintf(stderr, "eval: %v\n", err)
+			return exitRuntime
+		}
 	}
 	ev, err := newEvaluator(ctx, f)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -40,10 +41,8 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if f, err := parse(os.Args[1:], io.Discard); err == nil && os.Getenv("GOMEMLIMIT") == "" {
-		if limit := pruner.SuggestedMemoryLimit(f.model); limit > 0 { // weights on the Go heap: see its doc
-			debug.SetMemoryLimit(limit)
-		}
+	if f, err := parse(os.Args[1:], io.Discard); err == nil {
+		setMemoryLimit(f.model)
 	}
 	if err := run(ctx, os.Args[1:], os.Stderr, nil); err != nil {
 		code := 1
@@ -54,6 +53,18 @@ func main() {
 		}
 		stop()
 		os.Exit(code)
+	}
+}
+
+// setMemoryLimit sets pruner.SuggestedMemoryLimit(model) as the soft memory
+// limit (the weights live on the Go heap: see its doc), unless GOMEMLIMIT
+// is set or a limit already is.
+func setMemoryLimit(model string) {
+	if os.Getenv("GOMEMLIMIT") != "" || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		return
+	}
+	if limit := pruner.SuggestedMemoryLimit(model); limit > 0 {
+		debug.SetMemoryLimit(limit)
 	}
 }
 
@@ -73,7 +84,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout; empty: the embedded line model)")
+	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout) or hf:owner/name[@revision] on the Hugging Face Hub; empty: the embedded line model")
 	fs.StringVar(&f.scorer, "scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "listen address")
 	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413)")
@@ -110,13 +121,22 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	p, err := pruner.Load(ctx, f.model, pruner.WithMaxLength(f.maxLength), pruner.WithScorer(f.scorer))
+	// An hf: checkpoint is fetched into the Hugging Face cache first (with
+	// progress on stderr): the tokenizer below reads its folder too.
+	dir, err := pruner.Download(ctx, f.model, pruner.WithDownloadProgress(pruner.DownloadProgressTo(stderr)))
+	if err != nil {
+		return err
+	}
+	if dir != f.model {
+		setMemoryLimit(dir) // main could not size it before the download
+	}
+	p, err := pruner.Load(ctx, dir, pruner.WithMaxLength(f.maxLength), pruner.WithScorer(f.scorer))
 	if err != nil {
 		return err
 	}
 	h, err := httpapi.New(p, httpapi.Config{
 		MaxBodyBytes: f.maxBody, Timeout: f.timeout, MaxConcurrent: f.maxConcurrent,
-		TokenizerDir: f.model, Logger: log,
+		TokenizerDir: dir, Logger: log,
 	})
 	if err != nil {
 		return err

@@ -54,7 +54,7 @@ var errReported = errors.New("usage error reported")
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("pruner-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	model := fs.String("model", "", "checkpoint folder (empty: the embedded line model)")
+	model := fs.String("model", "", "checkpoint folder or hf:owner/name[@revision] (Hugging Face Hub; progress on stderr); empty: the embedded line model")
 	scorer := fs.String("scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
 	root := fs.String("root", ".", "workspace directory the tools may read")
 	threshold := fs.Float64("threshold", -1, "keep lines scoring at least this (default: the scorer's, 0.5; 0.2 for the line model)")
@@ -78,7 +78,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *maxInput < 0 {
 		return errors.New("-max-input must be >= 0 (0 lifts the cap)")
 	}
-	opts := []pruner.Option{pruner.WithScorer(*scorer), pruner.WithMaxInputBytes(int(*maxInput))}
+	opts := []pruner.Option{pruner.WithScorer(*scorer), pruner.WithMaxInputBytes(int(*maxInput)),
+		pruner.WithDownloadProgress(pruner.DownloadProgressTo(stderr))}
 	if *threshold != -1 {
 		opts = append(opts, pruner.WithThreshold(*threshold))
 	}
