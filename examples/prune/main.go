@@ -6,6 +6,12 @@
 //	prune -model ./checkpoint -q "where is the buffer grown?" -f builder.go
 //	go test ./... 2>&1 | prune -q "which test failed and why?" -keep-last
 //
+// -model hf:owner/name[@revision] fetches a published checkpoint from the
+// Hugging Face Hub into its cache (progress on standard error; HF_TOKEN,
+// HF_ENDPOINT and HF_HUB_OFFLINE=1 are honoured) and runs it from there:
+//
+//	prune -model hf:ayanami-kitasan/code-pruner -q "how are retries scheduled?" -f retry.py
+//
 // Without -model it uses the library's embedded line model, a small model
 // that scores whole lines on the CPU; -scorer lexical picks the BM25 baseline
 // (and says so on standard error).
@@ -30,6 +36,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -49,14 +56,24 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	if f, err := parse(os.Args[1:], io.Discard); err == nil && os.Getenv("GOMEMLIMIT") == "" {
-		if limit := pruner.SuggestedMemoryLimit(f.model); limit > 0 { // weights on the Go heap: see its doc
-			debug.SetMemoryLimit(limit)
-		}
+	if f, err := parse(os.Args[1:], io.Discard); err == nil {
+		setMemoryLimit(f.model)
 	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// setMemoryLimit sets pruner.SuggestedMemoryLimit(model) as the soft memory
+// limit (the weights live on the Go heap: see its doc), unless GOMEMLIMIT
+// is set or a limit already is.
+func setMemoryLimit(model string) {
+	if os.Getenv("GOMEMLIMIT") != "" || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		return
+	}
+	if limit := pruner.SuggestedMemoryLimit(model); limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 type flags struct {
@@ -97,7 +114,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("prune", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout); default: the embedded line model")
+	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout) or hf:owner/name[@revision] on the Hugging Face Hub; default: the embedded line model")
 	fs.StringVar(&f.scorer, "scorer", "auto", "auto (the -model checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
 	fs.BoolVar(&f.lexical, "lexical", false, "shorthand for -scorer lexical")
 	fs.IntVar(&f.tokenBudget, "budget", 0, "keep at most this many tokens (replaces -threshold)")
@@ -170,6 +187,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		fmt.Fprintf(stderr, "prune: %v\n", err)
 		return exitRuntime
+	}
+	if strings.HasPrefix(f.model, pruner.HubPrefix) {
+		// A checkpoint on the Hugging Face Hub: fetched into its cache
+		// unless there, with progress on stderr, then loaded from there.
+		dir, err := pruner.Download(ctx, f.model, pruner.WithDownloadProgress(pruner.DownloadProgressTo(stderr)))
+		if err != nil {
+			fmt.Fprintf(stderr, "prune: %v\n", err)
+			return exitRuntime
+		}
+		f.model = dir
+		setMemoryLimit(dir) // main could not size it before the download
 	}
 	opts := []pruner.Option{
 		pruner.WithMaxInputBytes(int(f.maxInput)), pruner.WithMaxInputLines(f.maxInputLines),
