@@ -12,7 +12,9 @@
 //	                 → {"score","pruned_code","token_scores","kept_frags","origin_token_cnt",
 //	                    "left_token_cnt","model_input_token_cnt","error_msg"}
 //	POST /v1/prune   {"query","text","options":{"threshold","token_budget","compression",
-//	                    "line_budget","language","file_name",...}} → the library's Result
+//	                    "line_budget","language","file_name","expand",...}} → the library's Result
+//	                 ("expand":"120-159,300-310" shows those input lines in full, as
+//	                 pruner.Result.Expand; 400 for ranges outside the input or overlapping)
 //
 // The server stops gracefully on SIGINT or SIGTERM: it stops accepting
 // connections and lets running requests finish for up to -shutdown-grace.

@@ -461,6 +461,39 @@ type NativeOptions struct {
 	SWEPrunerCompat bool     `json:"swepruner_compat,omitempty"`
 	MinTokens       *int     `json:"min_tokens,omitempty"`    // smaller inputs come back whole; 0 prunes any size
 	MinRelevance    *float64 `json:"min_relevance,omitempty"` // the relevance gate; 0 turns it off
+	// Expand lists input line ranges to show in full, as placeholders
+	// print them: "120-159,300-310", ["120-159", "7"] or
+	// [{"first_line":120,"last_line":159}] (pruner.Result.Expand).
+	Expand ExpandRanges `json:"expand,omitempty"`
+	// PlaceholderNames false renders placeholders without the names of
+	// what they fold (pruner.WithPlaceholderNames).
+	PlaceholderNames *bool `json:"placeholder_names,omitempty"`
+}
+
+// ExpandRanges is the expand option: a string of comma-separated ranges or
+// an array of ranges (strings or objects).
+type ExpandRanges []pruner.LineRange
+
+// UnmarshalJSON accepts "120-159,300-310" or an array of ranges.
+func (e *ExpandRanges) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		rs, err := pruner.ParseLineRanges(s)
+		if err != nil {
+			return err
+		}
+		*e = rs
+		return nil
+	}
+	var rs []pruner.LineRange
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return err
+	}
+	*e = rs
+	return nil
 }
 
 func (o NativeOptions) options() ([]pruner.Option, error) {
@@ -514,6 +547,9 @@ func (o NativeOptions) options() ([]pruner.Option, error) {
 	if o.MinRelevance != nil {
 		opts = append(opts, pruner.WithMinRelevance(*o.MinRelevance))
 	}
+	if o.PlaceholderNames != nil {
+		opts = append(opts, pruner.WithPlaceholderNames(*o.PlaceholderNames))
+	}
 	return opts, nil
 }
 
@@ -545,6 +581,17 @@ func (h *Handler) prunev1(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.fail(w, r, status, err)
 		return
+	}
+	if len(req.Options.Expand) > 0 {
+		// Re-rendering is linear in the text: no slot or timeout of its own.
+		if res, err = res.ExpandContext(r.Context(), req.Options.Expand...); err != nil {
+			status := http.StatusInternalServerError
+			if errors.Is(err, pruner.ErrLineRange) {
+				status = http.StatusBadRequest
+			}
+			h.fail(w, r, status, fmt.Errorf("options.expand: %w", err))
+			return
+		}
 	}
 	h.writeJSON(w, http.StatusOK, res) // the library's one JSON shape (pruner.Result.MarshalJSON)
 }
