@@ -408,28 +408,39 @@ func (c *Client) get(ctx context.Context, ref Ref, name string, m meta, inc stri
 	if m.size >= 0 && off == m.size {
 		return nil // complete: verify it
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.location, nil)
-	if err != nil {
-		return fail(err)
-	}
-	// The token goes to the Hub only, never to the CDN an LFS file
-	// redirects to (as huggingface_hub).
-	c.setHeaders(req, !m.redirect)
-	if off > 0 {
-		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", off))
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return c.requestError(ctx, ref, name, err)
-	}
-	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusPartialContent && off > 0 && contentRangeStart(resp.Header.Get("Content-Range")) == off:
-	case resp.StatusCode == http.StatusOK:
-		off = 0 // the server sent the whole file
-	default:
+	var resp *http.Response
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.location, nil)
+		if err != nil {
+			return fail(err)
+		}
+		// The token goes to the Hub only, never to the CDN an LFS file
+		// redirects to (as huggingface_hub).
+		c.setHeaders(req, !m.redirect)
+		if off > 0 {
+			req.Header.Set("Range", fmt.Sprintf("bytes=%d-", off))
+		}
+		resp, err = c.http.Do(req)
+		if err != nil {
+			return c.requestError(ctx, ref, name, err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			off = 0 // the server sent the whole file
+			break
+		}
+		if resp.StatusCode == http.StatusPartialContent && off > 0 && contentRangeStart(resp.Header.Get("Content-Range")) == off {
+			break
+		}
+		if off > 0 && (resp.StatusCode == http.StatusRequestedRangeNotSatisfiable || resp.StatusCode == http.StatusPartialContent) {
+			// The server will not resume from these bytes: start over.
+			resp.Body.Close()
+			off = 0
+			continue
+		}
+		defer resp.Body.Close()
 		return c.statusErr(ref, name, resp)
 	}
+	defer resp.Body.Close()
 	if err := f.Truncate(off); err != nil {
 		return fail(err)
 	}

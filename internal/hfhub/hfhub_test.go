@@ -260,6 +260,57 @@ func TestSnapshotResume(t *testing.T) {
 	assert.Equal(t, filepath.Join(cache, "models--acme--tiny-pruner", "snapshots", commit), dir)
 }
 
+// TestSnapshotStaleIncomplete: a leftover .incomplete resumes with a Range
+// request; a server that ignores Range sends the whole file, which
+// replaces the partial bytes; partial bytes that were wrong fail the hash
+// check (ErrChecksum), are deleted, and the next call downloads afresh.
+func TestSnapshotStaleIncomplete(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		ignoreRange bool
+		badPrefix   bool
+	}{
+		{name: "resume"},
+		{name: "server ignores Range", ignoreRange: true},
+		{name: "bad partial bytes", badPrefix: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, cache, _, want := hub(t)
+			if tc.ignoreRange {
+				s.IgnoreRange()
+			}
+			b := want["model.safetensors"]
+			blobs := filepath.Join(cache, "models--acme--tiny-pruner", "blobs")
+			require.NoError(t, os.MkdirAll(blobs, 0o755))
+			inc := filepath.Join(blobs, hubtest.SHA256(b)+".incomplete")
+			prefix := append([]byte(nil), b[:1000]...)
+			if tc.badPrefix || tc.ignoreRange {
+				prefix[10] ^= 0xff // bytes that must not survive
+			}
+			require.NoError(t, os.WriteFile(inc, prefix, 0o644))
+			ref := mustRef(t, repoID)
+			dir, err := New().Snapshot(context.Background(), ref, files)
+			if tc.badPrefix {
+				require.ErrorIs(t, err, ErrChecksum)
+				assert.NoFileExists(t, inc)
+				requireNoSnapshot(t, cache)
+				dir, err = New().Snapshot(context.Background(), ref, files)
+			}
+			require.NoError(t, err)
+			got, err := os.ReadFile(filepath.Join(dir, "model.safetensors"))
+			require.NoError(t, err)
+			assert.Equal(t, b, got)
+			var ranges []string
+			for _, r := range s.Requests() {
+				if r.Method == "GET" && strings.HasPrefix(r.Path, "/cdn/") {
+					ranges = append(ranges, r.Range)
+				}
+			}
+			assert.Equal(t, "bytes=1000-", ranges[0])
+		})
+	}
+}
+
 // TestSnapshotChecksum: bytes that do not hash to the ETag (LFS sha256 or
 // git sha1) fail with ErrChecksum, leave neither blob nor .incomplete nor
 // snapshot, and a repaired server then serves the file.

@@ -40,6 +40,7 @@ type Server struct {
 	token    string
 	truncate map[string]int // file name -> bytes sent before the connection is cut (once)
 	corrupt  map[string]bool
+	noRange  bool
 	requests []Request
 }
 
@@ -108,6 +109,14 @@ func (s *Server) Repair(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.corrupt, name)
+}
+
+// IgnoreRange makes downloads answer Range requests with the whole file
+// (200), as servers without range support do.
+func (s *Server) IgnoreRange() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noRange = true
 }
 
 // Requests returns the requests seen so far.
@@ -259,7 +268,7 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request, name string, b []b
 	}
 	start := 0
 	status := http.StatusOK
-	if rg := r.Header.Get("Range"); rg != "" {
+	if rg := r.Header.Get("Range"); rg != "" && !s.noRange {
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(rg, "bytes="), "-"))
 		if err != nil || n < 0 || n >= len(b) {
 			w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", len(b)))
