@@ -194,6 +194,14 @@ func (r *Result) ExpandContext(ctx context.Context, ranges ...LineRange) (*Resul
 	return &out, nil
 }
 
+// CheckLineRanges returns the error Expand would return for ranges over a
+// text of n lines: ranges outside lines 1-n or overlapping one another are
+// refused (ErrLineRange). Front doors use it to refuse a request before
+// pruning.
+func CheckLineRanges(n int, ranges ...LineRange) error {
+	return checkRanges(ranges, n)
+}
+
 // checkRanges refuses ranges outside lines 1..n and ranges that overlap.
 func checkRanges(ranges []LineRange, n int) error {
 	sorted := slices.Clone(ranges)

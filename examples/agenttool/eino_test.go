@@ -59,7 +59,7 @@ func TestEinoToolsNode(t *testing.T) {
 	lines := strings.Split(log, "\n")
 	assert.Equal(t, "[pruned for \"which step failed?\": kept 2 of 30 lines (6% of the text), folded 28; "+
 		"for the full output call again without context_focus_question]\n"+
-		"... 11 lines omitted ...\n"+lines[11]+"\n... 17 lines omitted ...\n"+lines[29]+"\n", byID["1"])
+		"... 11 lines omitted (1-11) ...\n"+lines[11]+"\n... 17 lines omitted (13-29) ...\n"+lines[29]+"\n", byID["1"])
 	assert.Equal(t, log, byID["2"], "no question: untouched")
 	assert.Equal(t, log, byID["3"], "tool not chosen: untouched")
 

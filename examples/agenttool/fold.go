@@ -36,10 +36,7 @@ import (
 	"time"
 
 	"github.com/prunekit/pruner"
-	"github.com/prunekit/pruner/astrepair"
 	"github.com/prunekit/pruner/chunk"
-	"github.com/prunekit/pruner/internal/syntax"
-	"github.com/prunekit/pruner/internal/tokenizer"
 )
 
 // QuestionArg is the tool argument that asks for pruning.
@@ -180,6 +177,7 @@ type CallOption func(*call)
 type call struct {
 	fileName    string
 	lineNumbers bool
+	expand      []pruner.LineRange
 }
 
 // FileName names the file the output comes from; its extension helps the
@@ -188,6 +186,14 @@ func FileName(name string) CallOption { return func(c *call) { c.fileName = name
 
 // LineNumbers overrides WithLineNumbers for one call.
 func LineNumbers(on bool) CallOption { return func(c *call) { c.lineNumbers = on } }
+
+// Expand shows the output's lines of ranges in full (1-based, as the
+// placeholders print them) in a pruned output, the rest pruned as without
+// it (pruner.Result.Expand). Ranges outside the output or overlapping make
+// the call fail open; check them first with pruner.CheckLineRanges.
+func Expand(ranges ...pruner.LineRange) CallOption {
+	return func(c *call) { c.expand = append(c.expand, ranges...) }
+}
 
 // Outcome is what Fold did.
 type Outcome struct {
@@ -289,6 +295,12 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 		}
 		out.Result = res
 	}
+	if len(c.expand) > 0 {
+		if res, err = res.ExpandContext(ctx, c.expand...); err != nil {
+			return f.failOpen(output, lines, c, fmt.Errorf("agenttool: %w", err))
+		}
+		out.Result = res
+	}
 	out.KeptLines = 0
 	kept := 0 // bytes
 	for i, l := range res.Lines {
@@ -328,16 +340,16 @@ func (f *Folder) prune(ctx context.Context, question, output, fileName string) (
 
 // refold returns a copy of res with the lines of keep kept (the policy's
 // additions are marked always-keep, blank lines between kept lines bridged
-// as the library does) and rendered again with the library's renderer in
-// res's language.
+// as the library does) and rendered again by the library
+// (pruner.Result.Expand), placeholders naming what they fold.
 func (f *Folder) refold(ctx context.Context, output string, lines []chunk.Line, keep []bool, res *pruner.Result) (*pruner.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.timeout)
 	defer cancel()
-	cp := *res
-	cp.Lines = slices.Clone(res.Lines)
-	for i := range cp.Lines {
-		if keep[i] && !cp.Lines[i].Kept {
-			cp.Lines[i].Kept, cp.Lines[i].Reason = true, pruner.ReasonAlwaysKeep
+	keep = slices.Clone(keep)
+	why := make([]pruner.Reason, len(keep))
+	for i := range keep {
+		if keep[i] && !res.Lines[i].Kept {
+			why[i] = pruner.ReasonAlwaysKeep
 		}
 	}
 	// Blank lines whose nearest non-blank neighbours are kept: folding them
@@ -345,7 +357,7 @@ func (f *Folder) refold(ctx context.Context, output string, lines []chunk.Line, 
 	lastKept := false
 	for i := 0; i < len(lines); {
 		if strings.TrimSpace(output[lines[i].Start:lines[i].End]) != "" {
-			lastKept = cp.Lines[i].Kept
+			lastKept = keep[i]
 			i++
 			continue
 		}
@@ -353,36 +365,38 @@ func (f *Folder) refold(ctx context.Context, output string, lines []chunk.Line, 
 		for j < len(lines) && strings.TrimSpace(output[lines[j].Start:lines[j].End]) == "" {
 			j++
 		}
-		if lastKept && j < len(lines) && cp.Lines[j].Kept {
+		if lastKept && j < len(lines) && keep[j] {
 			for b := i; b < j; b++ {
-				if !cp.Lines[b].Kept {
-					cp.Lines[b].Kept, cp.Lines[b].Reason = true, pruner.ReasonBlank
+				if !keep[b] {
+					keep[b], why[b] = true, pruner.ReasonBlank
 				}
 			}
 		}
 		i = j
 	}
-	mask := make([]bool, len(cp.Lines))
-	for i, l := range cp.Lines {
-		mask[i] = l.Kept
+	// The added lines as runs: ranges that do not overlap.
+	var ranges []pruner.LineRange
+	for i := 0; i < len(keep); i++ {
+		if why[i] == pruner.ReasonNone {
+			continue
+		}
+		j := i
+		for j+1 < len(keep) && why[j+1] != pruner.ReasonNone {
+			j++
+		}
+		ranges = append(ranges, pruner.LineRange{First: i + 1, Last: j + 1})
+		i = j
 	}
-	r, err := astrepair.Render(ctx, output, syntax.Language(res.Language), mask)
+	cp, err := res.ExpandContext(ctx, ranges...)
 	if err != nil {
 		return nil, fmt.Errorf("agenttool: render: %w", err)
 	}
-	cp.Text = r.Text
-	cp.Placeholders = make([]pruner.Placeholder, len(r.Placeholders))
-	for i, ph := range r.Placeholders {
-		cp.Placeholders[i] = pruner.Placeholder{OutputLine: ph.OutputLine + 1, FirstLine: ph.FirstLine, LastLine: ph.LastLine}
+	for i, w := range why {
+		if w != pruner.ReasonNone {
+			cp.Lines[i].Reason = w
+		}
 	}
-	tok, err := tokenizer.Qwen3() // the Qwen3 vocabulary every scorer counts in
-	if err != nil {
-		return nil, fmt.Errorf("agenttool: %w", err)
-	}
-	if cp.Tokens.Kept, err = tok.CountContext(ctx, cp.Text); err != nil {
-		return nil, fmt.Errorf("agenttool: %w", err)
-	}
-	return &cp, nil
+	return cp, nil
 }
 
 // failOpen returns the original output with the reason appended.

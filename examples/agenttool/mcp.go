@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/prunekit/pruner"
+	"github.com/prunekit/pruner/chunk"
 )
 
 // MetaKey is the key under which pruned MCP results carry their pruning
@@ -198,9 +199,13 @@ func (w *Workspace) Close() error { return w.root.Close() }
 func (w *Workspace) Tools() []server.ServerTool {
 	read := mcp.NewTool("read_pruned",
 		mcp.WithDescription("Read a text file of the workspace. With context_focus_question, lines irrelevant to the question "+
-			"are folded into markers naming the hidden line numbers; errors and the file's last lines are always kept."),
+			"are folded into markers naming the hidden line numbers and what they hold, e.g. "+
+			"\"// ... 40 lines omitted (120-159): func (c *Client) do, func retry, and 3 more\"; "+
+			"errors and the file's last lines are always kept. To see folded lines, call again with the same path and "+
+			"context_focus_question and expand set to the line ranges of the markers you just read."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("file path relative to the workspace root")),
 		FocusQuestionParam(),
+		mcp.WithString(ExpandArg, mcp.Description(expandDescription)),
 		mcp.WithBoolean("line_numbers", mcp.Description("prefix lines with their line numbers (nl -ba style)")),
 		mcp.WithTitleAnnotation("Read a file, pruned to a question"),
 		readOnlyTool(),
@@ -260,19 +265,35 @@ func rel(p string) string {
 	return strings.TrimPrefix(p, "/")
 }
 
+// ExpandArg is read_pruned's argument naming the line ranges to show in
+// full.
+const ExpandArg = "expand"
+
+// expandDescription tells the model what read_pruned's expand does.
+const expandDescription = "Optional. Line ranges of this file to show in full, comma-separated, e.g. \"120-159,300-310\": " +
+	"copy them from the markers \"... N lines omitted (120-159) ...\" of your previous read_pruned call of this file. " +
+	"Use the same context_focus_question as that call: the other lines stay pruned as they were."
+
 func (w *Workspace) readPruned(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	p, err := req.RequireString("path")
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
+	}
+	ranges, err := pruner.ParseLineRanges(req.GetString(ExpandArg, ""))
+	if err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %s: %v", ExpandArg, err)), nil
 	}
 	name := rel(p)
 	data, err := w.readFile(name)
 	if err != nil {
 		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %v", err)), nil
 	}
+	if err := pruner.CheckLineRanges(chunk.CountLines(string(data)), ranges...); err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %s: %v", ExpandArg, err)), nil
+	}
 	res := mcp.NewToolResultText(string(data))
 	w.folder.foldResult(ctx, questionFrom(ctx, req), res, FileName(name),
-		LineNumbers(req.GetBool("line_numbers", w.folder.cfg.lineNumbers)))
+		LineNumbers(req.GetBool("line_numbers", w.folder.cfg.lineNumbers)), Expand(ranges...))
 	return res, nil
 }
 

@@ -201,7 +201,7 @@ func TestMCPReadPruned(t *testing.T) {
 				src := strings.Split(pySource, "\n")
 				assert.True(t, strings.HasPrefix(text, "[pruned for"), text)
 				assert.True(t, strings.HasSuffix(text, "    29\t"+src[28]+"\n    30\t"+src[29]+"\n"), "tail with original numbers: %s", text)
-				assert.Contains(t, text, "      \t... 28 lines omitted ...\n")
+				assert.Contains(t, text, "      \t... 28 lines omitted (1-28) ...\n")
 			}},
 		{name: "missing file", args: map[string]any{"path": "nope.py"}, isError: true},
 		{name: "directory", args: map[string]any{"path": "src"}, isError: true},
