@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -184,4 +185,33 @@ func TestDownloadPassThrough(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, s.Requests())
 	assert.False(t, errors.Is(err, pruner.ErrDownload))
+}
+
+// TestDownloadProgressTo: a large file prints a line per tenth and one when
+// done, a small file only the last, an unknown size every 64 MiB.
+func TestDownloadProgressTo(t *testing.T) {
+	var b strings.Builder
+	fn := pruner.DownloadProgressTo(&b)
+	const big = 100 << 20
+	for done := int64(0); done <= big; done += 1 << 20 {
+		fn("model.safetensors", done, big)
+	}
+	fn("config.json", 0, 1306)
+	fn("config.json", 1306, 1306)
+	for done := int64(0); done <= 130<<20; done += 1 << 20 {
+		fn("vocab.json", done, -1)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := []string{"downloading model.safetensors: 0% of 100.0 MiB"}
+	for p := 10; p <= 90; p += 10 {
+		want = append(want, "downloading model.safetensors: "+strconv.Itoa(p)+"% of 100.0 MiB")
+	}
+	want = append(want,
+		"downloading model.safetensors: done (100.0 MiB)",
+		"downloading config.json: done (1.3 KiB)",
+		"downloading vocab.json: 0 B",
+		"downloading vocab.json: 64.0 MiB",
+		"downloading vocab.json: 128.0 MiB",
+	)
+	assert.Equal(t, want, lines)
 }
