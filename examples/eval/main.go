@@ -34,6 +34,15 @@
 //	             after its kind, e.g. lamr+repair; a line model folder
 //	             written by examples/train stays model+repair)
 //
+// -unfold adds, for every library row, the row +unfold: the output after a
+// simulated reader unfolds (pruner.Result.Expand) the one placeholder whose
+// names share the most terms with the query, at the row's budget plus that
+// fold (no match: no unfold), and the control row +largest: after
+// unfolding the largest fold, names unread (see docs/navigation.md).
+// -tokens reads the -lines shares as shares of the input tokens
+// (pruner.WithCompression(1/r)) for the library rows, the baselines sitting
+// out; -names=false renders placeholders without names.
+//
 // Tables are printed per file, per language (when the files span several),
 // per question kind (when the cases have kinds: locate, explain, debug,
 // change, usage, tool) and overall.
@@ -166,7 +175,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.BoolVar(&f.shuffled, "shuffled", false, "pair every case with the query of a case from another repository")
 	fs.BoolVar(&f.tokens, "tokens", false, "read -lines as shares of the input tokens (pruner.WithCompression(1/r)); the baselines, which count lines, sit it out")
 	fs.BoolVar(&f.names, "names", true, "placeholders name what they fold (pruner.WithPlaceholderNames)")
-	fs.BoolVar(&f.unfold, "unfold", false, "add, for every library row, a row +unfold: the recall after a reader unfolds the one placeholder whose names best match the query")
+	fs.BoolVar(&f.unfold, "unfold", false, "add, for every library row, a row +unfold: the output after a reader unfolds the one placeholder whose names best match the query, and a control row +largest: after unfolding the largest fold")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eval [flags] [FILE.jsonl | DIR ...]  (default: the shared dev set)")
 		fs.PrintDefaults()
@@ -551,7 +560,7 @@ func (ev *evaluator) summarize(name string, idx []int, out []caseOutcome) group 
 	}
 	for _, r := range ev.f.ratios {
 		for _, m := range methodNames {
-			for _, m := range []string{m, m + unfoldSuffix} {
+			for _, m := range []string{m, m + unfoldSuffix, m + largestSuffix} {
 				o, ok := obs[m+"@"+strconv.FormatFloat(r, 'g', -1, 64)]
 				if !ok {
 					continue
@@ -570,8 +579,28 @@ func (ev *evaluator) rowName(m string) string {
 	return m
 }
 
-// unfoldSuffix names the row of a library row after one unfold (-unfold).
-const unfoldSuffix = "+unfold"
+// unfoldSuffix names the row of a library row after one unfold chosen by
+// the placeholders' names (-unfold), largestSuffix the control row after
+// unfolding the largest fold.
+const (
+	unfoldSuffix  = "+unfold"
+	largestSuffix = "+largest"
+)
+
+// largestFold is the control reader of -unfold: it unfolds the placeholder
+// that folds the most lines (the first on ties), names unread.
+func largestFold(phs []pruner.Placeholder) (pruner.LineRange, bool) {
+	best := -1
+	for i, ph := range phs {
+		if best < 0 || ph.LastLine-ph.FirstLine > phs[best].LastLine-phs[best].FirstLine {
+			best = i
+		}
+	}
+	if best < 0 {
+		return pruner.LineRange{}, false
+	}
+	return pruner.LineRange{First: phs[best].FirstLine, Last: phs[best].LastLine}, true
+}
 
 // chooseUnfold is the simulated reader of -unfold: it unfolds the one
 // placeholder whose names share the most query terms (the query's
@@ -700,12 +729,22 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 			// The reader opens one fold, chosen by its names; without a
 			// match it reads the output as it is.
 			t0 := time.Now()
+			unfolded := res
 			if rg, ok := chooseUnfold(c.Query, res.Placeholders); ok {
-				if res, err = res.ExpandContext(ctx, rg); err != nil {
+				if unfolded, err = res.ExpandContext(ctx, rg); err != nil {
 					return fmt.Errorf("%s %s: unfold: %w", method, c.ID, err)
 				}
 			}
-			add(method+unfoldSuffix, r, res.KeptLines(), res.Text, syntax.Language(res.Language), elapsed+time.Since(t0), res.Notes, &res.Score)
+			add(method+unfoldSuffix, r, unfolded.KeptLines(), unfolded.Text, syntax.Language(unfolded.Language), elapsed+time.Since(t0), unfolded.Notes, &unfolded.Score)
+			// The control: a reader blind to names opens the largest fold.
+			t0 = time.Now()
+			largest := res
+			if rg, ok := largestFold(res.Placeholders); ok {
+				if largest, err = res.ExpandContext(ctx, rg); err != nil {
+					return fmt.Errorf("%s %s: unfold: %w", method, c.ID, err)
+				}
+			}
+			add(method+largestSuffix, r, largest.KeptLines(), largest.Text, syntax.Language(largest.Language), elapsed+time.Since(t0), largest.Notes, &largest.Score)
 		}
 		return nil
 	}
