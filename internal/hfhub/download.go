@@ -35,16 +35,19 @@ import (
 // Snapshot leaves no new snapshot folder; partial downloads stay as
 // blobs/<etag>.incomplete and resume on the next call.
 func (c *Client) Snapshot(ctx context.Context, ref Ref, files []File) (string, error) {
+	if _, err := ParseRef(ref.String()); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrDownload, err) // a Ref not made by ParseRef
+	}
 	for _, f := range files {
 		if !fileNameOK(f.Name) {
-			return "", fmt.Errorf("%w: %s: bad file name %q", ErrDownload, ref, f.Name)
+			return "", fmt.Errorf("%w: hf:%s: bad file name %q", ErrDownload, ref, f.Name)
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("%w: %s: %w", ErrDownload, ref, err)
+		return "", fmt.Errorf("%w: hf:%s: %w", ErrDownload, ref, err)
 	}
 	if c.offline {
-		return c.cached(ref, files, "HF_HUB_OFFLINE is set")
+		return c.cached(ref, files, "offline (HF_HUB_OFFLINE)")
 	}
 	if commitHash.MatchString(ref.rev()) {
 		if dir, ok := c.complete(ref.Repo, ref.rev(), files, true); ok {

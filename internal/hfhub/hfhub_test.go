@@ -427,6 +427,8 @@ func TestSnapshotCancel(t *testing.T) {
 	_, err := New().Snapshot(ctx, mustRef(t, repoID), files)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, s.Requests())
+	_, err = New().Snapshot(context.Background(), Ref{Repo: "../../etc", Revision: "main"}, files)
+	require.ErrorIs(t, err, ErrInvalidName, "a Ref not made by ParseRef is checked too")
 
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
