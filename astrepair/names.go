@@ -390,6 +390,9 @@ var (
 	reHunk      = regexp.MustCompile(`^@@ [^@]* @@ ?(.*)$`)
 	reGrep      = regexp.MustCompile(`^(\.?[\w./@+-]*\w\.\w+)[:-]\d+[:-]`)
 	reLogLevel  = regexp.MustCompile(`(?:\[(?:ERROR|FATAL|CRITICAL)\]|\b(?:ERROR|FATAL|CRITICAL)\b|level=(?:error|fatal))`)
+	reLogWarn   = regexp.MustCompile(`(?:\[(?:WARN|WARNING)\]|\b(?:WARN|WARNING)\b|level=warn)`)
+	reDu        = regexp.MustCompile(`^\s*\d+(?:[.,]\d+)?[KMGTP]?\s+(\S*[/.]\S*)$`)
+	reLs        = regexp.MustCompile(`^[-dlcbps][rwxsStT-]{9}[.@+]?\s.*\s(\S+)$`)
 )
 
 // Record ranks: failures and errors are listed first.
@@ -417,7 +420,7 @@ func (a *Analysis) collectRecords() {
 			}
 		}
 		if label != "" {
-			a.names = append(a.names, nameRow{row: int32(r), rank: rank, label: label})
+			a.names = append(a.names, nameRow{row: int32(r), rank: rank, label: label, short: pathTail(label)})
 		}
 	}
 }
@@ -494,7 +497,28 @@ func recordLabel(line string) (string, uint8) {
 	if loc := reLogLevel.FindStringIndex(line); loc != nil {
 		return cleanLabel(line[loc[0]:]), rankFailure
 	}
+	if loc := reLogWarn.FindStringIndex(line); loc != nil {
+		return cleanLabel(line[loc[0]:]), rankRecord
+	}
+	if m := reDu.FindStringSubmatch(line); m != nil {
+		return m[1], rankRecord
+	}
+	if m := reLs.FindStringSubmatch(line); m != nil && m[1] != "." && m[1] != ".." {
+		return m[1], rankRecord
+	}
 	return "", 0
+}
+
+// pathTail is the short form of a path label: its last two elements
+// ("…/file/CountersTest.java"); "" for a label that is no path or is
+// short already.
+func pathTail(label string) string {
+	if strings.ContainsAny(label, " \t") || strings.Count(label, "/") < 2 {
+		return ""
+	}
+	k := strings.LastIndexByte(strings.TrimSuffix(label, "/"), '/')
+	k = strings.LastIndexByte(label[:k], '/')
+	return "…" + label[k:]
 }
 
 // textAnalysis is the analysis of a text rendered without a parse: its

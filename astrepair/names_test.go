@@ -61,6 +61,9 @@ func TestFoldNamesRecords(t *testing.T) {
 		{"log", lines("2026-01-01 10:00 [INFO] start", "2026-01-01 10:01 [ERROR] disk full"),
 			[]string{"[ERROR] disk full"}},
 		{"none", lines("hello", "world"), nil},
+		{"du", lines("4\tsrc/test/java/org/apache/CountersTest.java", "16\tsrc/main"), []string{"src/test/java/org/apache/CountersTest.java", "src/main"}},
+		{"ls", lines("total 8", "drwxr-xr-x 2 root root 4096 Aug 22 05:55 .", "-rw-r--r-- 1 root root 120 Aug 22 05:55 cors.ts"), []string{"cors.ts"}},
+		{"warnings", lines("2026-01-01 10:00 WARNING disk at 91%", "2026-01-01 10:01 INFO ok"), []string{"WARNING disk at 91%"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,6 +114,12 @@ func TestRenderNaming(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, lines("package p", "// ... 1 line omitted (2): func IsDefaultVisible", "func keep() {}"), out.Text)
 		assert.Equal(t, []string{"func (f *FlagBase[T, C, V]) IsDefaultVisible"}, out.Placeholders[0].Names)
+	})
+	t.Run("long paths show their tail", func(t *testing.T) {
+		src := lines("a", "4\tsrc/test/java/org/apache/commons/io/file/CountersTest.java", "z")
+		out, err := Render(context.Background(), src, syntax.Text, []bool{true, false, true}, WithNaming(DefaultNaming))
+		require.NoError(t, err)
+		assert.Equal(t, lines("a", "... 1 line omitted (2): …/file/CountersTest.java ...", "z"), out.Text)
 	})
 	t.Run("shared prefix", func(t *testing.T) {
 		src := lines("a", "--- PASS: TestX (0.1s)", "--- PASS: TestY (0.1s)", "z")
