@@ -175,7 +175,8 @@ func ExampleWithSWEPrunerCompat() {
 // A token budget replaces the threshold: the best lines are taken, with
 // what the repair pass adds for them, until the budget is spent. The budget
 // bounds the whole output, placeholders included, counted with the
-// tokenizer of Result.Tokens.
+// tokenizer of Result.Tokens. Lines come first: placeholders name what they
+// fold as far as the budget leaves room, here one name on the largest fold.
 func ExampleWithTokenBudget() {
 	ctx := context.Background()
 	p, err := pruner.Load(ctx, "", pruner.WithTokenBudget(120))
@@ -193,7 +194,7 @@ func ExampleWithTokenBudget() {
 	// import time
 	// # ... 5 lines omitted (3-7)
 	// class Client:
-	//     # ... 15 lines omitted (9-23)
+	//     # ... 15 lines omitted (9-23): def __init__ and 2 more
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
@@ -202,7 +203,7 @@ func ExampleWithTokenBudget() {
 	//                 time.sleep(backoff(attempt))
 	//         raise RuntimeError("gave up after %d attempts" % attempts)
 	// # ... 12 lines omitted (31-42)
-	// 107 of 261 tokens
+	// 116 of 261 tokens
 }
 
 // A process that loads a checkpoint sets a soft memory limit once, before

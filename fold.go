@@ -141,6 +141,16 @@ func (f *folder) budgeted(ctx context.Context, scores []float64, covered, always
 			}
 		}
 		if used > limit && tokens && f.naming.Max > 0 {
+			// Then names on the largest folds only, as many as fit.
+			if err := f.unnameSmallest(ctx, fo, used-limit); err != nil {
+				return nil, err
+			}
+			used = fo.outToks
+			if used <= limit {
+				fo.notes = append(fo.notes, noteNamesSome)
+			}
+		}
+		if used > limit && tokens && f.naming.Max > 0 {
 			// Then no names, before fewer lines.
 			f.naming = astrepair.Naming{}
 			if err := f.rerender(ctx, fo); err != nil {
@@ -167,6 +177,10 @@ func (f *folder) budgeted(ctx context.Context, scores []float64, covered, always
 
 // noteNamesShortened says a budget left room for one name a placeholder.
 const noteNamesShortened = "placeholders name one thing they fold: the budget has no room for more"
+
+// noteNamesSome says a budget left room for the names of the largest
+// folds only.
+const noteNamesSome = "only the largest folds' placeholders name what they fold: the budget has no room for more"
 
 // noteNamesDropped says a budget left no room for placeholder names.
 const noteNamesDropped = "placeholders do not name what they fold: the budget has no room for names"
@@ -343,6 +357,44 @@ func (f *folder) shortenNames() bool {
 		return false
 	}
 	return true
+}
+
+// unnameSmallest takes the names off the placeholders of fo's smallest
+// folds until what they cost covers excess tokens (the cost of a name is
+// its placeholder line's tokens with it less without it), and renders
+// again.
+func (f *folder) unnameSmallest(ctx context.Context, fo *folding, excess int) error {
+	type named struct{ first, size, cost int }
+	var phs []named
+	lines := strings.SplitAfter(fo.out.Text, "\n")
+	for _, ph := range fo.out.Placeholders {
+		if len(ph.Names) == 0 || ph.OutputLine >= len(lines) {
+			continue
+		}
+		line := lines[ph.OutputLine]
+		k := strings.Index(line, "): ")
+		if k < 0 {
+			continue
+		}
+		bare := line[:k+1]
+		if strings.HasSuffix(strings.TrimRight(line, "\r\n"), " ...") {
+			bare += " ..." // a text placeholder closes with its marker
+		}
+		cost := f.p.tok.Count(line) - f.p.tok.Count(bare)
+		phs = append(phs, named{first: ph.FirstLine, size: ph.LastLine - ph.FirstLine + 1, cost: cost})
+	}
+	slices.SortStableFunc(phs, func(a, b named) int { return a.size - b.size })
+	unnamed := map[int]bool{}
+	saved := 0
+	for _, ph := range phs {
+		if saved >= excess {
+			break
+		}
+		unnamed[ph.first] = true
+		saved += ph.cost
+	}
+	f.naming.Unnamed = unnamed
+	return f.rerender(ctx, fo)
 }
 
 // rerender renders fo.keep again (after the naming changed) and counts it.

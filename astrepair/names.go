@@ -34,6 +34,9 @@ type Naming struct {
 	// Chars caps all names' characters together: names past it are
 	// counted, not shown; the first name is always shown.
 	Chars int
+	// Unnamed lists folds, by their first input line (1-based), whose
+	// placeholders name nothing (a budget's room for names ran out).
+	Unnamed map[int]bool
 }
 
 // DefaultNaming is the naming the library uses unless a budget asks for

@@ -142,7 +142,7 @@ func (a *Analysis) Render(ctx context.Context, keep []bool, opts ...RenderOption
 		var suffix string
 		var shown []string
 		var more int
-		if cfg.naming.Max > 0 {
+		if cfg.naming.Max > 0 && !cfg.naming.Unnamed[first+1] {
 			suffix, shown, more = namesSuffix(a.foldRows(first, last), cfg.naming)
 		}
 		if code {
