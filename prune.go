@@ -264,7 +264,11 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	}
 	res.Text = fo.out.Text
 	res.Placeholders = libraryPlaceholders(fo.out.Placeholders)
-	res.src = &expandSource{p: p, text: text, lang: lang, naming: f.naming}
+	// Expand renders without a budget: full names, whatever a budget left.
+	res.src = &expandSource{p: p, text: text, lang: lang}
+	if !p.cfg.noNames {
+		res.src.naming = astrepair.DefaultNaming
+	}
 	res.Tokens.Kept = fo.outToks
 	return res, nil
 }
