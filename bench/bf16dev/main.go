@@ -42,6 +42,7 @@ func run() error {
 	model := flag.String("model", "testdata/tiny-swepruner", "Qwen3 checkpoint folder")
 	dev := flag.String("dev", "/work/shared/evalsets/dev", "folder of *.jsonl dev sets")
 	limit := flag.Int("limit", 0, "cases per set (0: all)")
+	rounds := flag.Int("rounds", 1, "prunes per case and precision, alternating which goes first; the fastest of each is timed")
 	flag.Parse()
 	ctx := context.Background()
 	f32, err := pruner.Load(ctx, *model)
@@ -60,7 +61,7 @@ func run() error {
 	if len(files) == 0 {
 		return fmt.Errorf("no *.jsonl in %s", *dev)
 	}
-	fmt.Printf("model=%s dev=%s limit=%d\n", *model, *dev, *limit)
+	fmt.Printf("model=%s dev=%s limit=%d rounds=%d\n", *model, *dev, *limit, *rounds)
 	fmt.Printf("%-28s %5s %7s %8s %7s %6s %11s %10s %9s %9s\n", "set", "docs", "lines", "changed", "share", "docs≠", "tokscore_Δ", "docscore_Δ", "f32_s", "bf16_s")
 	var tot struct {
 		docs, lines, changed, docsChanged int
@@ -78,18 +79,27 @@ func run() error {
 			t32, t16                    time.Duration
 		}
 		for _, c := range cases {
-			start := time.Now()
-			a, err := f32.Prune(ctx, c.Query, c.Text)
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.ID, err)
+			var a, b *pruner.Result
+			var t32, t16 time.Duration
+			for r := 0; r < max(1, *rounds); r++ {
+				for i := 0; i < 2; i++ {
+					p, res, best := f32, &a, &t32
+					if (i+r)%2 == 1 {
+						p, res, best = bf, &b, &t16
+					}
+					start := time.Now()
+					out, err := p.Prune(ctx, c.Query, c.Text)
+					if err != nil {
+						return fmt.Errorf("%s: %w", c.ID, err)
+					}
+					if d := time.Since(start); *best == 0 || d < *best {
+						*best = d
+					}
+					*res = out
+				}
 			}
-			s.t32 += time.Since(start)
-			start = time.Now()
-			b, err := bf.Prune(ctx, c.Query, c.Text)
-			if err != nil {
-				return fmt.Errorf("%s (bf16): %w", c.ID, err)
-			}
-			s.t16 += time.Since(start)
+			s.t32 += t32
+			s.t16 += t16
 			if len(a.Lines) != len(b.Lines) {
 				return fmt.Errorf("%s: %d lines vs %d", c.ID, len(a.Lines), len(b.Lines))
 			}
