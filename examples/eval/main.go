@@ -107,6 +107,7 @@ type flags struct {
 	workers        int
 	parse          bool
 	shuffled       bool
+	thesaurus      int
 	tokens         bool // -tokens: r is a share of the input tokens (library rows only)
 	names          bool // -names: placeholders name what they fold
 	unfold         bool // -unfold: add the one-unfold rows
@@ -173,6 +174,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "cases scored in parallel (model rows run one case at a time)")
 	fs.BoolVar(&f.parse, "parse", true, "check that code outputs parse (tree-sitter)")
 	fs.BoolVar(&f.shuffled, "shuffled", false, "pair every case with the query of a case from another repository")
+	fs.IntVar(&f.thesaurus, "thesaurus", 0, "append to every query up to N code words the programming thesaurus relates to it (examples/train/thesaurus); 0: off")
 	fs.BoolVar(&f.tokens, "tokens", false, "read -lines as shares of the input tokens (pruner.WithCompression(1/r)); the baselines, which count lines, sit it out")
 	fs.BoolVar(&f.names, "names", true, "placeholders name what they fold (pruner.WithPlaceholderNames)")
 	fs.BoolVar(&f.unfold, "unfold", false, "add, for every library row, a row +unfold: the output after a reader unfolds the one placeholder whose names best match the query, and a control row +largest: after unfolding the largest fold")
@@ -245,6 +247,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if f.shuffled {
 		files = evalset.ShuffleQueries(files)
+	}
+	if f.thesaurus > 0 {
+		files = expandQueries(files, f.thesaurus)
 	}
 	if strings.HasPrefix(f.model, pruner.HubPrefix) {
 		// Fetch an hf: checkpoint ahead, with progress; Load then finds it
