@@ -429,87 +429,167 @@ func (a *Analysis) collectRecords() {
 }
 
 // recordLabel names the record a line of tool output starts, if any.
+//
+// Every pattern sits behind a test of a byte or a substring: most lines
+// of a long log match none, and running every regular expression on each
+// would cost more than the rest of the pruning.
 func recordLabel(line string) (string, uint8) {
 	t := strings.TrimSpace(line)
 	if t == "" {
 		return "", 0
 	}
-	if m := reGoTest.FindStringSubmatch(line); m != nil {
-		rank := uint8(rankRecord)
-		if m[1] == "FAIL" {
-			rank = rankFailure
-		}
-		return "--- " + m[1] + ": " + m[2], rank
+	has := func(prefix string) bool { return strings.HasPrefix(line, prefix) }
+	tok0 := t
+	if k := strings.IndexAny(t, " :["); k >= 0 {
+		tok0 = t[:k]
 	}
-	if m := reGoPkg.FindStringSubmatch(line); m != nil {
-		if m[1] == "FAIL" {
-			return "FAIL " + m[2], rankFailure
-		}
-		return "ok " + m[2], rankRecord
+	first := line
+	if k := strings.IndexByte(line, ' '); k >= 0 {
+		first = line[:k]
 	}
-	if m := reTAP.FindStringSubmatch(line); m != nil {
-		if m[1] == "not ok" {
-			return cleanLabel(t), rankFailure
+	hex := isHex(line[0]) || line[0] == '^'
+	switch {
+	case strings.HasPrefix(t, "--- "):
+		if m := reGoTest.FindStringSubmatch(line); m != nil {
+			rank := uint8(rankRecord)
+			if m[1] == "FAIL" {
+				rank = rankFailure
+			}
+			return "--- " + m[1] + ": " + m[2], rank
 		}
-		return cleanLabel(t), rankRecord
-	}
-	if m := reSpec.FindStringSubmatch(line); m != nil {
-		rank := uint8(rankRecord)
-		switch m[1] {
-		case "✖", "✗", "✕", "×", "●":
-			rank = rankFailure
+	case has("FAIL") || has("ok"):
+		if m := reGoPkg.FindStringSubmatch(line); m != nil {
+			if m[1] == "FAIL" {
+				return "FAIL " + m[2], rankFailure
+			}
+			return "ok " + m[2], rankRecord
 		}
-		return cleanLabel(m[1] + " " + m[2]), rank
 	}
-	if m := rePytest.FindStringSubmatch(line); m != nil {
-		if m[1] == "PASSED" {
-			return m[2], rankRecord
+	if strings.HasPrefix(t, "ok ") || strings.HasPrefix(t, "not ok ") {
+		if m := reTAP.FindStringSubmatch(line); m != nil {
+			if m[1] == "not ok" {
+				return cleanLabel(t), rankFailure
+			}
+			return cleanLabel(t), rankRecord
 		}
-		return m[1] + " " + m[2], rankFailure
 	}
-	if m := rePytestID.FindStringSubmatch(line); m != nil {
-		if m[2] == "FAILED" || m[2] == "ERROR" {
+	if t[0] >= 0x80 {
+		if m := reSpec.FindStringSubmatch(line); m != nil {
+			rank := uint8(rankRecord)
+			switch m[1] {
+			case "✖", "✗", "✕", "×", "●":
+				rank = rankFailure
+			}
+			return cleanLabel(m[1] + " " + m[2]), rank
+		}
+	}
+	if has("FAILED ") || has("ERROR ") || has("PASSED ") {
+		if m := rePytest.FindStringSubmatch(line); m != nil {
+			if m[1] == "PASSED" {
+				return m[2], rankRecord
+			}
 			return m[1] + " " + m[2], rankFailure
 		}
-		return m[1], rankRecord
 	}
-	if m := rePyBanner.FindStringSubmatch(line); m != nil {
-		return cleanLabel(m[1]), rankRecord
+	if strings.Contains(line, "::") {
+		if m := rePytestID.FindStringSubmatch(line); m != nil {
+			if m[2] == "FAILED" || m[2] == "ERROR" {
+				return m[1] + " " + m[2], rankFailure
+			}
+			return m[1], rankRecord
+		}
 	}
-	if reException.MatchString(line) || rePanic.MatchString(line) {
+	if has("___") {
+		if m := rePyBanner.FindStringSubmatch(line); m != nil {
+			return cleanLabel(m[1]), rankRecord
+		}
+	}
+	if (exceptionLike(tok0) && reException.MatchString(line)) || ((has("panic: ") || has("fatal error: ")) && rePanic.MatchString(line)) {
 		return cleanLabel(t), rankFailure
 	}
-	if m := reDiff.FindStringSubmatch(line); m != nil {
-		return m[1], rankRecord
-	}
-	if m := reHunk.FindStringSubmatch(line); m != nil {
-		if s := cleanLabel(m[1]); s != "" {
-			return s, rankRecord
+	if has("diff --git ") {
+		if m := reDiff.FindStringSubmatch(line); m != nil {
+			return m[1], rankRecord
 		}
+	}
+	if has("@@ ") {
+		if m := reHunk.FindStringSubmatch(line); m != nil {
+			if s := cleanLabel(m[1]); s != "" {
+				return s, rankRecord
+			}
+			return "", 0
+		}
+	}
+	if hex && reBlame.MatchString(line) {
 		return "", 0
 	}
-	if reBlame.MatchString(line) {
-		return "", 0
+	if strings.Contains(first, ".") && strings.ContainsAny(first, ":-") {
+		if m := reGrep.FindStringSubmatch(line); m != nil {
+			return m[1], rankRecord
+		}
 	}
-	if m := reGrep.FindStringSubmatch(line); m != nil {
-		return m[1], rankRecord
+	if hex {
+		if m := reOneline.FindStringSubmatch(line); m != nil {
+			return cleanLabel(m[1]), rankRecord
+		}
 	}
-	if m := reOneline.FindStringSubmatch(line); m != nil {
-		return cleanLabel(m[1]), rankRecord
+	if containsAny(line, "ERROR", "FATAL", "CRITICAL", "level=") {
+		if loc := reLogLevel.FindStringIndex(line); loc != nil {
+			return cleanLabel(line[loc[0]:]), rankFailure
+		}
 	}
-	if loc := reLogLevel.FindStringIndex(line); loc != nil {
-		return cleanLabel(line[loc[0]:]), rankFailure
+	if containsAny(line, "WARN", "level=") {
+		if loc := reLogWarn.FindStringIndex(line); loc != nil {
+			return cleanLabel(line[loc[0]:]), rankRecord
+		}
 	}
-	if loc := reLogWarn.FindStringIndex(line); loc != nil {
-		return cleanLabel(line[loc[0]:]), rankRecord
+	if sizeLike(t) {
+		if m := reDu.FindStringSubmatch(line); m != nil {
+			return m[1], rankRecord
+		}
 	}
-	if m := reDu.FindStringSubmatch(line); m != nil {
-		return m[1], rankRecord
-	}
-	if m := reLs.FindStringSubmatch(line); m != nil && m[1] != "." && m[1] != ".." {
-		return m[1], rankRecord
+	if len(line) >= 11 && strings.IndexByte("-dlcbps", line[0]) >= 0 && strings.IndexByte("rwx-", line[1]) >= 0 {
+		if m := reLs.FindStringSubmatch(line); m != nil && m[1] != "." && m[1] != ".." {
+			return m[1], rankRecord
+		}
 	}
 	return "", 0
+}
+
+// exceptionLike reports a first word that may name an exception.
+func exceptionLike(w string) bool {
+	for _, s := range []string{"Error", "Exception", "Exit", "Interrupt", "Failure", "Warning"} {
+		if strings.HasSuffix(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// sizeLike reports a line whose first field is a size as du prints it
+// (4, 4.0K, 12M).
+func sizeLike(t string) bool {
+	k := strings.IndexAny(t, " \t")
+	if k <= 0 || t[0] < '0' || t[0] > '9' {
+		return false
+	}
+	for i := 1; i < k; i++ {
+		if c := t[i]; !(c >= '0' && c <= '9' || c == '.' || c == ',' || i == k-1 && strings.IndexByte("KMGTP", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // pathTail is the short form of a path label: its last two elements
