@@ -10,6 +10,10 @@
 //     one elsewhere, split over the cores; float32 accumulation, one FMA
 //     chain per element in the same order on every path. A single product
 //     split by rows packs B once, shared by the workers.
+//   - Gemm.MatMulBF16 (Gemms created WithBF16; the backend's "bf16"
+//     configuration, for the products of weights): operands rounded to
+//     bfloat16, a 12×32 VDPBF16PS micro-kernel adds the products in float32
+//     (AVX512_BF16 only; gemmbf16.go). A bfloat16 weight is used as stored.
 //   - Row kernels for softmax (max, exp, scale) and the logistic function
 //     (AVX2, and AVX-512 for the softmax; Cephes-style polynomial exp with
 //     relative error about 1e-7).

@@ -58,6 +58,7 @@ type Gemm struct {
 	packed   sync.Pool // *[]float32: B packed once for all workers
 	bf16     bool      // MatMulBF16 allowed (WithBF16)
 	bf16bufs sync.Pool // *[]uint32: A and B as bfloat16 pairs
+	bf16tmp  sync.Pool // *[]uint32: a worker's scratch (float32 weight rows converted)
 }
 
 type workBuf struct {

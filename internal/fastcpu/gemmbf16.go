@@ -138,7 +138,7 @@ func (g *Gemm) MatMulBF16(batch, m, n, k int, a, b Strided, c []float32) {
 		depthBlocks := (kp + kcp - 1) / kcp
 		rowChunks := (mpad + mrB*4 - 1) / (mrB * 4)
 		prep := rowChunks + panels*depthBlocks
-		parallel(workers, prep, func(t int, tmp *[]uint32) {
+		g.parallel(workers, prep, func(t int, tmp *[]uint32) {
 			if t < rowChunks {
 				r0 := t * mrB * 4
 				convertA(j.ap, a, bi, r0, min(mpad, r0+mrB*4), m, k, kp, j.asm)
@@ -149,22 +149,26 @@ func (g *Gemm) MatMulBF16(batch, m, n, k int, a, b Strided, c []float32) {
 			kcb := min(kcp, kp-pc)
 			packBPairs(j.bp[pc*npad+col*kcb:pc*npad+(col+16)*kcb], b, bi, pc, kcb, col, min(16, n-col), k, tmp, j.asm)
 		})
-		parallel(workers, j.tasks, func(t int, _ *[]uint32) { g.bf16Task(j, t, npad) })
+		g.parallel(workers, j.tasks, func(t int, _ *[]uint32) { g.bf16Task(j, t, npad) })
 	}
 }
 
 // parallel runs f(0..count-1) on up to workers goroutines (the caller's
-// included); each goroutine gets its own scratch slice.
-func parallel(workers, count int, f func(t int, tmp *[]uint32)) {
+// included); each goroutine gets its own scratch slice (pooled).
+func (g *Gemm) parallel(workers, count int, f func(t int, tmp *[]uint32)) {
 	var next atomic.Int64
 	run := func() {
-		var tmp []uint32
+		tmp, _ := g.bf16tmp.Get().(*[]uint32)
+		if tmp == nil {
+			tmp = new([]uint32)
+		}
+		defer g.bf16tmp.Put(tmp)
 		for {
 			t := int(next.Add(1)) - 1
 			if t >= count {
 				return
 			}
-			f(t, &tmp)
+			f(t, tmp)
 		}
 	}
 	workers = min(workers, count)
