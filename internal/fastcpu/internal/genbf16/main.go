@@ -62,7 +62,7 @@ func bytesLine(name string, enc []byte) string {
 	for _, v := range s {
 		out = append(out, "BYTE "+v)
 	}
-	return "\t" + strings.Join(out, "; ") + " // " + name
+	return "\t" + strings.Join(out, "; ") + " // " + name + " (Intel operand order)"
 }
 
 // kernel writes kernel12x32BF16.
