@@ -184,18 +184,29 @@ func cutLabel(s string, max int) string {
 	return strings.TrimRight(string(r[:max-1]), " ") + "…"
 }
 
-// cleanLabel makes s one safe line of a comment: blanks collapsed, no
-// control characters, and no trailing backslash (a C line comment would
-// swallow the next line).
+// cleanLabel makes s one safe line of a comment: valid UTF-8, control
+// characters (C0, DEL, C1, the Unicode line and paragraph separators)
+// turned into blanks, blanks collapsed, and no trailing backslash (a C
+// line comment would swallow the next line).
 func cleanLabel(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
 	s = strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f || r == '\u2028' || r == '\u2029' {
-			return -1
+		if r < ' ' || r >= 0x7f && r <= 0x9f || r == '\u2028' || r == '\u2029' {
+			return ' '
 		}
 		return r
-	}, s)
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	s = strings.Join(strings.Fields(s), " ")
 	return strings.TrimRight(s, "\\ ")
+}
+
+// maxName caps the characters of any name a placeholder or Names can hold
+// (a record's label, a definition's name alone): a 50,000-character
+// identifier or log line is named by its start, cut with "…".
+const maxName = 120
+
+// nameLabel is s cleaned (cleanLabel) and capped at maxName characters.
+func nameLabel(s string) string {
+	return cutLabel(cleanLabel(s), maxName)
 }
 
 // --- definitions of code ---
@@ -346,7 +357,7 @@ func (b *builder) defLabel(def, name int) (label, short string) {
 	if end <= start {
 		return "", ""
 	}
-	nameText := cleanLabel(b.text(name))
+	nameText := cutLabel(cleanLabel(b.text(name)), maxLabel)
 	label = cleanLabel(b.a.text[start:end])
 	if utf8.RuneCountInString(label) > maxLabel {
 		label = nameText
@@ -422,7 +433,9 @@ func (a *Analysis) collectRecords() {
 				}
 			}
 		}
-		if label != "" {
+		// Some patterns capture raw bytes (a test's name, a diff's path):
+		// every label is made one clean, bounded line here.
+		if label = nameLabel(label); label != "" {
 			a.names = append(a.names, nameRow{row: int32(r), rank: rank, label: label, short: pathTail(label)})
 		}
 	}
