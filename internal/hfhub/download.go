@@ -35,7 +35,7 @@ import (
 // Snapshot leaves no new snapshot folder; partial downloads stay as
 // blobs/<etag>.incomplete and resume on the next call.
 func (c *Client) Snapshot(ctx context.Context, ref Ref, files []File) (string, error) {
-	if _, err := ParseRef(ref.String()); err != nil {
+	if err := checkRef(ref); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrDownload, err) // a Ref not made by ParseRef
 	}
 	for _, f := range files {
@@ -62,6 +62,17 @@ func (c *Client) Snapshot(ctx context.Context, ref Ref, files []File) (string, e
 		}
 	}
 	return dir, err
+}
+
+// checkRef refuses a Ref that ParseRef would not return: its Repo and its
+// Revision are checked each on its own, so that an '@' in Repo cannot pass
+// part of it off as a revision ("a@b?x" would put a query into the URL).
+func checkRef(ref Ref) error {
+	if strings.Contains(ref.Repo, "@") {
+		return badName(ref.Repo, "a repository id is letters, digits, '-', '_' and '.'")
+	}
+	_, err := ParseRef(ref.String())
+	return err
 }
 
 // fileNameOK accepts a slash-separated relative path without "." or ".."
@@ -452,7 +463,13 @@ func (c *Client) get(ctx context.Context, ref Ref, name string, m meta, inc stri
 	}
 	w := &progressWriter{w: f, done: off, total: m.size, name: name, fn: c.progress}
 	w.report()
-	if _, err := io.CopyBuffer(w, resp.Body, make([]byte, 1<<20)); err != nil {
+	var body io.Reader = resp.Body
+	if m.size >= 0 {
+		// One byte past the size the Hub reported is enough for verify to
+		// refuse the file: a server that sends more does not fill the disk.
+		body = io.LimitReader(resp.Body, m.size-off+1)
+	}
+	if _, err := io.CopyBuffer(w, body, make([]byte, 1<<20)); err != nil {
 		if errors.Is(err, w.werr) && w.werr != nil {
 			return fail(err)
 		}

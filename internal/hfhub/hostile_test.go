@@ -1,0 +1,129 @@
+package hfhub
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hostileHub serves every resolve HEAD with the given commit and ETag, and
+// every GET with body; it counts the requests it answers.
+func hostileHub(t *testing.T, commit, etag string, size int64, body func(w http.ResponseWriter)) (url string, requests *atomic.Int64) {
+	requests = new(atomic.Int64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("X-Repo-Commit", commit)
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+		if r.Method == http.MethodHead {
+			return
+		}
+		w.Header().Del("Content-Length")
+		body(w)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, requests
+}
+
+// requireInside requires that everything under root (the test's folder
+// holding the cache) lies inside cache and that the cache holds no snapshot
+// and no blob.
+func requireInside(t *testing.T, root, cache string) {
+	t.Helper()
+	require.NoError(t, filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(cache, p)
+		assert.False(t, rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)), "written outside the cache: %s", p)
+		if strings.Contains(filepath.ToSlash(rel), "/snapshots/") || strings.Contains(filepath.ToSlash(rel), "/blobs/") {
+			t.Errorf("left in the cache: %s", rel)
+		}
+		return nil
+	}))
+}
+
+// TestSnapshotHostileHeaders: a commit or an ETag header that is a path
+// ("../../x") or otherwise unusable is refused before anything is written,
+// and nothing lands outside the cache.
+func TestSnapshotHostileHeaders(t *testing.T) {
+	const good = "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct{ name, commit, etag string }{
+		{"etag up", good, "../../x"},
+		{"weak etag up", good, `W/"../../x"`},
+		{"etag dotdot", good, ".."},
+		{"etag dot", good, "."},
+		{"etag slash", good, "a/b"},
+		{"etag backslash", good, `a\..\..\x`},
+		{"etag empty", good, ""},
+		{"commit up", "../../x", "abc"},
+		{"commit slash", good[:20] + "/" + good[21:], "abc"},
+		{"commit empty", "", "abc"},
+		{"commit upper", strings.ToUpper(good), "abc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, _ := hostileHub(t, tc.commit, tc.etag, 3, func(w http.ResponseWriter) { w.Write([]byte("abc")) })
+			root := t.TempDir()
+			cache := filepath.Join(root, "a", "b", "cache")
+			c := New(WithEndpoint(url), WithCacheDir(cache), WithToken(""), WithOffline(false))
+			_, err := c.Snapshot(context.Background(), mustRef(t, "acme/x"), []File{{Name: "config.json"}})
+			require.ErrorIs(t, err, ErrDownload)
+			requireInside(t, root, cache)
+		})
+	}
+}
+
+// TestSnapshotRefWithAt: a Ref whose Repo holds an '@' is refused without a
+// request: "a@b?x" would otherwise pass its tail off as a revision and put
+// a query into the resolve URL.
+func TestSnapshotRefWithAt(t *testing.T) {
+	url, requests := hostileHub(t, "0123456789abcdef0123456789abcdef01234567", "abc", 3, func(w http.ResponseWriter) {})
+	for _, repo := range []string{"a@b?x=", "acme/x@main", "a@b#frag", "@x"} {
+		c := New(WithEndpoint(url), WithCacheDir(t.TempDir()), WithToken(""), WithOffline(false))
+		_, err := c.Snapshot(context.Background(), Ref{Repo: repo, Revision: "main"}, []File{{Name: "config.json"}})
+		require.ErrorIs(t, err, ErrInvalidName, repo)
+		require.ErrorIs(t, err, ErrDownload, repo)
+	}
+	assert.Zero(t, requests.Load())
+}
+
+// TestSnapshotOversizedBody: a server that sends far more bytes than the
+// size it reported is read no further than one byte past that size, and the
+// file is refused (ErrChecksum) with no blob or snapshot left.
+func TestSnapshotOversizedBody(t *testing.T) {
+	const size = 10
+	var sent atomic.Int64
+	url, _ := hostileHub(t, "0123456789abcdef0123456789abcdef01234567", "abc", size, func(w http.ResponseWriter) {
+		buf := make([]byte, 64<<10)
+		for i := 0; i < 1024; i++ { // 64 MiB unless the client stops reading
+			n, err := w.Write(buf)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	})
+	root := t.TempDir()
+	cache := filepath.Join(root, "cache")
+	var most atomic.Int64
+	c := New(WithEndpoint(url), WithCacheDir(cache), WithToken(""), WithOffline(false),
+		WithProgress(func(_ string, done, _ int64) {
+			if done > most.Load() {
+				most.Store(done)
+			}
+		}))
+	_, err := c.Snapshot(context.Background(), mustRef(t, "acme/x"), []File{{Name: "config.json"}})
+	require.ErrorIs(t, err, ErrChecksum)
+	require.ErrorIs(t, err, ErrDownload)
+	assert.LessOrEqual(t, most.Load(), int64(size+1), "bytes written to the file")
+	requireInside(t, root, cache)
+}
