@@ -1,6 +1,6 @@
 module github.com/prunekit/pruner/examples/agenttool
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/cloudwego/eino v0.7.36
