@@ -1,6 +1,7 @@
 package pruner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,7 +49,7 @@ func ParseLineRanges(s string) ([]LineRange, error) {
 			if strings.TrimSpace(s) == "" {
 				return nil, nil
 			}
-			return nil, fmt.Errorf("%w: empty range in %q", ErrLineRange, s)
+			return nil, fmt.Errorf("%w: empty range in %s", ErrLineRange, quoteCut(s))
 		}
 		r, err := parseLineRange(part)
 		if err != nil {
@@ -67,22 +68,31 @@ func parseLineRange(s string) (LineRange, error) {
 		last, err2 = strconv.Atoi(strings.TrimSpace(b))
 	}
 	if err1 != nil || err2 != nil {
-		return LineRange{}, fmt.Errorf("%w: %q: want FIRST-LAST or LINE, 1-based input line numbers", ErrLineRange, s)
+		return LineRange{}, fmt.Errorf("%w: %s: want FIRST-LAST or LINE, 1-based input line numbers", ErrLineRange, quoteCut(s))
 	}
 	r := LineRange{First: first, Last: last}
 	if first < 1 || last < first {
-		return LineRange{}, fmt.Errorf("%w: %q: want 1 ≤ FIRST ≤ LAST", ErrLineRange, s)
+		return LineRange{}, fmt.Errorf("%w: %s: want 1 ≤ FIRST ≤ LAST", ErrLineRange, quoteCut(s))
 	}
 	return r, nil
+}
+
+// quoteCut quotes s for an error message, cut after 64 bytes: a request's
+// megabytes of ranges are not echoed back whole.
+func quoteCut(s string) string {
+	if len(s) <= 64 {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:64]) + "…"
 }
 
 // UnmarshalJSON accepts a range as an object {"first_line":120,
 // "last_line":159} or as a string "120-159".
 func (r *LineRange) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
-		s, err := strconv.Unquote(string(b))
-		if err != nil {
-			return fmt.Errorf("%w: %s", ErrLineRange, b)
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return fmt.Errorf("%w: %w", ErrLineRange, err)
 		}
 		v, err := parseLineRange(s)
 		if err != nil {
@@ -205,7 +215,9 @@ func CheckLineRanges(n int, ranges ...LineRange) error {
 // checkRanges refuses ranges outside lines 1..n and ranges that overlap.
 func checkRanges(ranges []LineRange, n int) error {
 	sorted := slices.Clone(ranges)
-	slices.SortFunc(sorted, func(a, b LineRange) int { return a.First - b.First })
+	// cmp.Compare, not a.First-b.First: that overflows for ranges such as
+	// {MinInt, 1} and {MaxInt, MaxInt}, which a JSON request can hold.
+	slices.SortFunc(sorted, func(a, b LineRange) int { return cmp.Compare(a.First, b.First) })
 	for i, rg := range sorted {
 		if rg.First < 1 || rg.Last < rg.First {
 			return fmt.Errorf("pruner: expand: %w: %d-%d: want 1 ≤ first ≤ last", ErrLineRange, rg.First, rg.Last)
