@@ -609,11 +609,18 @@ func containsAny(s string, subs ...string) bool {
 // ("…/file/CountersTest.java"); "" for a label that is no path or is
 // short already.
 func pathTail(label string) string {
-	if strings.ContainsAny(label, " \t") || strings.Count(label, "/") < 2 {
+	if strings.ContainsAny(label, " \t") {
 		return ""
 	}
-	k := strings.LastIndexByte(strings.TrimSuffix(label, "/"), '/')
-	k = strings.LastIndexByte(label[:k], '/')
+	// Trailing slashes belong to the last element ("du -sh /tmp/" prints
+	// "/tmp/"): "/x/" and "a//" have no two elements to show.
+	k := strings.LastIndexByte(strings.TrimRight(label, "/"), '/')
+	if k <= 0 {
+		return ""
+	}
+	if k = strings.LastIndexByte(label[:k], '/'); k < 0 {
+		return ""
+	}
 	return "…" + label[k:]
 }
 

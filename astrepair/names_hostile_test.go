@@ -96,3 +96,63 @@ func TestNamesHostile(t *testing.T) {
 		}
 	})
 }
+
+// TestPathTailTrailingSlash: du prints a directory as it was named, so
+// "4.0K\t/tmp/" is ordinary tool output; its path has a trailing slash and
+// one element, which once cut the label at index -1 (a panic that Prune
+// turned into an internal error).
+func TestPathTailTrailingSlash(t *testing.T) {
+	for label, want := range map[string]string{
+		"/tmp/": "", "a//": "", "///": "", "/": "", "//x": "…//x", "x/": "",
+		"a/b/c": "…/b/c", "/tmp/some/dir/": "…/some/dir/", "./x/y/": "…/x/y/", "x//y": "…//y",
+	} {
+		require.Equal(t, want, pathTail(label), label)
+	}
+	src := lines("4.0K\t/tmp/", "8\ta//", "12K\t./x/y/", "16\t///", "20\t/tmp/some/dir/")
+	a, err := Analyze(context.Background(), src, syntax.Text)
+	require.NoError(t, err)
+	require.Equal(t, []string{"/tmp/", "a//", "./x/y/", "///", "/tmp/some/dir/"}, a.Names())
+	out, err := a.Render(context.Background(), []bool{true, false, false, false, true}, WithNaming(ShortNaming))
+	require.NoError(t, err)
+	require.Len(t, out.Placeholders, 1)
+}
+
+// FuzzNames: any text, read as tool output, names its records as clean
+// lines of at most maxName characters, and renders with names.
+func FuzzNames(f *testing.F) {
+	for _, s := range []string{
+		lines("--- FAIL: TestA (0.1s)", "4.0K\t/tmp/", "diff --git a/x b/x", "@@ -1 +1 @@ func f()", "ok 1 - a", "not ok 2 - b"),
+		lines("commit 0123456789abcdef", "Author: a", "", "    subject", "src/a.go:1:2: x", "ValueError: y"),
+		lines("drwxr-xr-x 2 root root 4096 Aug 22 05:55 d/", "t.py::test_x FAILED", "____ test_y ____", "✖ spec (3ms)", "level=error msg=x", "WARN y"),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if text == "" {
+			return
+		}
+		a, err := Analyze(context.Background(), text, syntax.Text)
+		if err != nil {
+			return
+		}
+		for _, n := range a.Names() {
+			if utf8.RuneCountInString(n) > maxName {
+				t.Fatalf("name of %d characters", utf8.RuneCountInString(n))
+			}
+			requireCleanLine(t, n)
+		}
+		keep := make([]bool, a.Lines())
+		keep[0] = true
+		for _, naming := range []Naming{DefaultNaming, ShortNaming} {
+			out, err := a.Render(context.Background(), keep, WithNaming(naming))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ph := range out.Placeholders {
+				for _, n := range ph.Names {
+					requireCleanLine(t, n)
+				}
+			}
+		}
+	})
+}
