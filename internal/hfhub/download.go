@@ -393,8 +393,10 @@ func (c *Client) blob(ctx context.Context, ref Ref, name string, m meta, path st
 	if err := c.get(ctx, ref, name, m, inc); err != nil {
 		return err
 	}
-	if err := verify(inc, m); err != nil {
-		os.Remove(inc) // resuming bad bytes cannot help
+	if err := verify(ctx, inc, m); err != nil {
+		if errors.Is(err, ErrChecksum) {
+			os.Remove(inc) // resuming bad bytes cannot help
+		}
 		return fmt.Errorf("%w: hf:%s: %s: %w", ErrDownload, ref, name, err)
 	}
 	if err := os.Rename(inc, path); err != nil {
@@ -527,8 +529,9 @@ func (p *progressWriter) report() {
 // verify checks path against the size and the hash the Hub reported: an
 // ETag of 64 hex digits is an LFS file's sha256, one of 40 a git blob's
 // sha1 (sha1 of "blob <size>\x00" + content). Other ETags (a mirror's)
-// are checked for size only.
-func verify(path string, m meta) error {
+// are checked for size only. Hashing stops when ctx is done (a checkpoint
+// of gigabytes takes seconds).
+func verify(ctx context.Context, path string, m meta) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -552,13 +555,26 @@ func verify(path string, m meta) error {
 	default:
 		return nil
 	}
-	if _, err := io.CopyBuffer(h, f, make([]byte, 1<<20)); err != nil {
+	if _, err := io.CopyBuffer(h, ctxReader{ctx, f}, make([]byte, 1<<20)); err != nil {
 		return err
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != strings.ToLower(m.etag) {
 		return fmt.Errorf("%w: %s %s, the Hub reported %s", ErrChecksum, kind, got, m.etag)
 	}
 	return nil
+}
+
+// ctxReader reads r until ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 func isHex(s string) bool {

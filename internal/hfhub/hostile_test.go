@@ -2,6 +2,8 @@ package hfhub
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -126,4 +128,33 @@ func TestSnapshotOversizedBody(t *testing.T) {
 	require.ErrorIs(t, err, ErrDownload)
 	assert.LessOrEqual(t, most.Load(), int64(size+1), "bytes written to the file")
 	requireInside(t, root, cache)
+}
+
+// TestBlobVerifyCancelled: hashing a downloaded file stops when the context
+// is done, and the bytes stay as .incomplete (they were not found bad) for
+// the next call to verify.
+func TestBlobVerifyCancelled(t *testing.T) {
+	body := []byte(strings.Repeat("weights ", 1<<17))
+	m := meta{etag: sha256Hex(body), size: int64(len(body)), location: "http://127.0.0.1:1/never"}
+	cache := t.TempDir()
+	c := New(WithCacheDir(cache), WithToken(""), WithOffline(false))
+	path := filepath.Join(cache, "models--acme--x", "blobs", m.etag)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path+".incomplete", body, 0o644)) // downloaded whole, not yet verified
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := c.blob(ctx, mustRef(t, "acme/x"), "model.safetensors", m, path)
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, err, ErrDownload)
+	assert.NoFileExists(t, path)
+	assert.FileExists(t, path+".incomplete")
+
+	require.NoError(t, c.blob(context.Background(), mustRef(t, "acme/x"), "model.safetensors", m, path))
+	assert.FileExists(t, path)
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }
