@@ -123,3 +123,46 @@ func TestCheckLineRangesExtremes(t *testing.T) {
 		t.Fatalf("a megabyte of digits: %d-byte error %.100s", len(err.Error()), err)
 	}
 }
+
+// FuzzExpand: on any text, as code or as tool output, expanding any range
+// of the input shows its lines verbatim, keeps what was kept, and renders
+// every other fold as a placeholder naming its range (checkRendering).
+func FuzzExpand(f *testing.F) {
+	f.Add("package p\n\nfunc a() {\n\treturn\n}\n\nfunc b() {}\n", uint16(2), uint16(3), uint8(1))
+	f.Add("--- FAIL: TestA\r\n    a_test.go:1: x\r\n4.0K\t/tmp/\r\nok  \tp\t0.1s", uint16(0), uint16(9), uint8(0))
+	f.Add("def f():\n    x = 1\n\n    return x\nclass C:\n  pass\n", uint16(1), uint16(1), uint8(2))
+	f.Add("a\x00\xff\n\n\r\n\u2028b\n", uint16(3), uint16(0), uint8(3))
+	ctx := context.Background()
+	names := []string{"", "a.go", "a.py", "a.js"}
+	f.Fuzz(func(t *testing.T, text string, first, span uint16, lang uint8) {
+		if len(text) > 4096 {
+			return
+		}
+		p, err := pruner.Load(ctx, "", pruner.WithScorer(pruner.ScorerLexical), pruner.WithMinInputTokens(0),
+			pruner.WithLineBudget(0.3), pruner.WithBinaryInput(true), pruner.WithFileName(names[int(lang)%len(names)]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := p.Prune(ctx, "retry a", text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(res.Lines)
+		if n == 0 || res.Unpruned != "" {
+			return
+		}
+		r := pruner.LineRange{First: int(first)%n + 1}
+		r.Last = min(n, r.First+int(span)%8)
+		got, err := res.Expand(r)
+		if err != nil {
+			t.Fatalf("%v of %d lines: %v", r, n, err)
+		}
+		checkRendering(t, text, got)
+		for i, l := range got.Lines {
+			inRange := i+1 >= r.First && i+1 <= r.Last
+			if (inRange || res.Lines[i].Kept) != l.Kept {
+				t.Fatalf("%v: line %d kept %v (before %v)", r, i+1, l.Kept, res.Lines[i].Kept)
+			}
+		}
+	})
+}
