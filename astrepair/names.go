@@ -186,17 +186,30 @@ func cutLabel(s string, max int) string {
 
 // cleanLabel makes s one safe line of a comment: valid UTF-8, control
 // characters (C0, DEL, C1, the Unicode line and paragraph separators)
-// turned into blanks, blanks collapsed, and no trailing backslash (a C
-// line comment would swallow the next line).
+// turned into blanks, bidirectional formatting characters dropped (a name
+// copied from the input must not reorder how the placeholder, or the code
+// after it, is displayed: "Trojan Source"), blanks collapsed, and no
+// trailing backslash (a C line comment would swallow the next line).
 func cleanLabel(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if r < ' ' || r >= 0x7f && r <= 0x9f || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
+		if isBidiControl(r) {
+			return -1
+		}
 		return r
 	}, strings.ToValidUTF8(s, "\uFFFD"))
 	s = strings.Join(strings.Fields(s), " ")
 	return strings.TrimRight(s, "\\ ")
+}
+
+// isBidiControl reports the Unicode bidirectional formatting characters:
+// the marks (LRM, RLM, ALM), embeddings and overrides (LRE…RLO) and
+// isolates (LRI…PDI).
+func isBidiControl(r rune) bool {
+	return r == '\u200e' || r == '\u200f' || r == '\u061c' ||
+		r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }
 
 // maxName caps the characters of any name a placeholder or Names can hold

@@ -156,3 +156,19 @@ func FuzzNames(f *testing.F) {
 		}
 	})
 }
+
+// TestCleanLabelDropsBidiControls: a name copied from the input carries no
+// character that reorders how the placeholder line is displayed.
+func TestCleanLabelDropsBidiControls(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"func isAdmin\u202e \u2066// check\u2069 \u2066", "func isAdmin // check"},
+		{"def f\u200e\u200f\u061c()", "def f()"},
+		{"plain name", "plain name"},
+		{"\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069", ""},
+	}
+	for _, tt := range tests {
+		got := cleanLabel(tt.in)
+		require.Equal(t, tt.want, got, "cleanLabel(%+q)", tt.in)
+		require.False(t, strings.ContainsFunc(got, isBidiControl), "cleanLabel(%+q) keeps a bidi control", tt.in)
+	}
+}
