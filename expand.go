@@ -171,10 +171,7 @@ func (r *Result) ExpandContext(ctx context.Context, ranges ...LineRange) (*Resul
 			}
 		}
 		text, phs := swecompat.RenderLinesMapped(s.text, kept)
-		out.Text, out.Placeholders = text, nil
-		for _, ph := range phs {
-			out.Placeholders = append(out.Placeholders, Placeholder{OutputLine: ph.OutputLine, FirstLine: ph.FirstLine, LastLine: ph.LastLine})
-		}
+		out.Text, out.Placeholders = text, compatPlaceholders(phs)
 	} else {
 		var a *astrepair.Analysis
 		var err error
@@ -230,6 +227,16 @@ func checkRanges(ranges []LineRange, n int) error {
 		}
 	}
 	return nil
+}
+
+// compatPlaceholders converts the SWE-Pruner renderer's placeholders to
+// the Result's (its output lines are 1-based already).
+func compatPlaceholders(phs []swecompat.Placeholder) []Placeholder {
+	var out []Placeholder
+	for _, ph := range phs {
+		out = append(out, Placeholder{OutputLine: ph.OutputLine, FirstLine: ph.FirstLine, LastLine: ph.LastLine})
+	}
+	return out
 }
 
 // libraryPlaceholders converts a rendering's placeholders to the Result's

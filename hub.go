@@ -106,6 +106,22 @@ func Download(ctx context.Context, name string, opts ...Option) (string, error) 
 // download is Download with the options applied; its errors have no
 // "pruner:" prefix.
 func download(ctx context.Context, name string, o hubOptions) (string, error) {
+	return hubSnapshot(ctx, name, hfhub.WithProgress(o.progress), hfhub.WithHTTPClient(o.client))
+}
+
+// cachedHubDir resolves an hf: name from the cache alone (no network); ""
+// when it is not cached.
+func cachedHubDir(name string) string {
+	dir, err := hubSnapshot(context.Background(), name, hfhub.WithOffline(true))
+	if err != nil {
+		return ""
+	}
+	return dir
+}
+
+// hubSnapshot returns the snapshot folder of an hf: name from a client
+// with opts, and any other name as it is.
+func hubSnapshot(ctx context.Context, name string, opts ...hfhub.Option) (string, error) {
 	spec, ok := strings.CutPrefix(name, HubPrefix)
 	if !ok {
 		return name, nil
@@ -114,26 +130,7 @@ func download(ctx context.Context, name string, o hubOptions) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
 	}
-	c := hfhub.New(hfhub.WithProgress(o.progress), hfhub.WithHTTPClient(o.client))
-	return c.Snapshot(ctx, ref, hubFiles)
-}
-
-// cachedHubDir resolves an hf: name from the cache alone (no network); ""
-// when it is not cached.
-func cachedHubDir(name string) string {
-	spec, ok := strings.CutPrefix(name, HubPrefix)
-	if !ok {
-		return name
-	}
-	ref, err := hfhub.ParseRef(spec)
-	if err != nil {
-		return ""
-	}
-	dir, err := hfhub.New(hfhub.WithOffline(true)).Snapshot(context.Background(), ref, hubFiles)
-	if err != nil {
-		return ""
-	}
-	return dir
+	return hfhub.New(opts...).Snapshot(ctx, ref, hubFiles)
 }
 
 // DownloadProgressTo returns a WithDownloadProgress function that writes

@@ -154,10 +154,7 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 	lineScores := swecompat.AggregateLines(text, spans, scores)
 	kept := swecompat.KeptLines(text, lineScores, p.threshold(), p.cfg.keepFirst)
 	pruned, phs := swecompat.RenderLinesMapped(text, kept)
-	res := &Result{Text: pruned}
-	for _, ph := range phs {
-		res.Placeholders = append(res.Placeholders, Placeholder{OutputLine: ph.OutputLine, FirstLine: ph.FirstLine, LastLine: ph.LastLine})
-	}
+	res := &Result{Text: pruned, Placeholders: compatPlaceholders(phs)}
 	res.src = &expandSource{p: p, text: text, compat: true}
 	n := len(swecompat.SplitLines(text))
 	res.Lines = make([]Line, n)
