@@ -1,7 +1,7 @@
 package main
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -47,22 +47,9 @@ func expandQuery(t map[string][]string, q string, max int) string {
 	// Concepts whose head words all occur in the query, phrases first;
 	// from each, its first (most specific) perConcept new terms.
 	const perConcept = 3
-	var heads []string
-	for c := range t {
-		ok := true
-		for _, w := range strings.Fields(c) {
-			ok = ok && have[w]
-		}
-		if ok {
-			heads = append(heads, c)
-		}
-	}
-	sort.Slice(heads, func(i, j int) bool {
-		ni, nj := len(strings.Fields(heads[i])), len(strings.Fields(heads[j]))
-		if ni != nj {
-			return ni > nj
-		}
-		return heads[i] < heads[j]
+	heads := thesaurus.Matches(t, in)
+	slices.SortStableFunc(heads, func(a, b string) int {
+		return len(strings.Fields(b)) - len(strings.Fields(a))
 	})
 	var add []string
 	for _, h := range heads {

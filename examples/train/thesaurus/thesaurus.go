@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -119,37 +120,41 @@ func Expand(words []string) map[string]float64 {
 
 // ExpandIn is Expand over the table t, as returned by Load or Parse.
 func ExpandIn(t map[string][]string, words []string) map[string]float64 {
-	have := make(map[string]bool, len(words))
-	for _, w := range words {
-		have[strings.ToLower(strings.TrimSpace(w))] = true
-	}
 	out := make(map[string]float64)
 	put := func(w string, weight float64) {
 		if weight > out[w] {
 			out[w] = weight
 		}
 	}
-	for concept, terms := range t {
-		head := strings.Fields(strings.ToLower(concept))
-		if len(head) == 0 {
-			continue
-		}
-		match := true
-		for _, h := range head {
-			if !have[h] {
-				match = false
-				break
-			}
-		}
-		if !match {
-			continue
-		}
-		for _, h := range head {
+	for _, concept := range Matches(t, words) {
+		for _, h := range strings.Fields(strings.ToLower(concept)) {
 			put(h, HeadWeight)
 		}
-		for _, term := range terms {
+		for _, term := range t[concept] {
 			put(term, TermWeight)
 		}
 	}
+	return out
+}
+
+// Matches returns, sorted, the concepts of t whose head words all occur
+// among words (compared in lower case).
+func Matches(t map[string][]string, words []string) []string {
+	have := make(map[string]bool, len(words))
+	for _, w := range words {
+		have[strings.ToLower(strings.TrimSpace(w))] = true
+	}
+	var out []string
+	for concept := range t {
+		head := strings.Fields(strings.ToLower(concept))
+		match := len(head) > 0
+		for _, h := range head {
+			match = match && have[h]
+		}
+		if match {
+			out = append(out, concept)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
