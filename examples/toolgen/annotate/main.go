@@ -2,7 +2,7 @@
 // questions over them, and turns their answers back into training cases.
 //
 //	go run ./examples/toolgen/annotate sample -data examples/train/suitedata -n 520 -batches 8 -out /tmp/annot
-//	go run ./examples/toolgen/annotate merge -data examples/train/suitedata -in /tmp/annot -out examples/train/suitedata/natural/labelled.jsonl.gz
+//	go run ./examples/toolgen/annotate merge -in /tmp/annot -out examples/train/suitedata/natural/labelled.jsonl.gz
 //
 // sample draws distinct outputs from the generated families (stratified by
 // family, at most -max-lines lines each) and writes each as a numbered
@@ -57,18 +57,32 @@ func run(args []string, stderr io.Writer) error {
 	batches := fs.Int("batches", 8, "sample: batch folders")
 	maxLines := fs.Int("max-lines", 1200, "sample: skip outputs longer than this")
 	seed := fs.Uint64("seed", 1, "sample: seed")
+	skip := fs.String("skip", "", "sample: an earlier index.jsonl whose outputs are not drawn again")
+	first := fs.Int("first-batch", 1, "sample: number of the first batch folder (a second wave continues the first's numbering)")
 	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	outs, err := loadOutputs(*data)
-	if err != nil {
 		return err
 	}
 	switch args[0] {
 	case "sample":
-		return sample(outs, *out, *n, *batches, *maxLines, *seed, stderr)
+		outs, err := loadOutputs(*data)
+		if err != nil {
+			return err
+		}
+		if *skip != "" {
+			b, err := os.ReadFile(*skip)
+			if err != nil {
+				return err
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				var e output
+				if json.Unmarshal([]byte(l), &e) == nil {
+					delete(outs, e.Key)
+				}
+			}
+		}
+		return sample(outs, *out, *n, *batches, *first, *maxLines, *seed, stderr)
 	case "merge":
-		return merge(outs, *in, *out, stderr)
+		return merge(*in, *out, stderr)
 	}
 	return fmt.Errorf("unknown subcommand %q", args[0])
 }
@@ -80,7 +94,9 @@ type output struct {
 	Path   string `json:"path"`
 	Source string `json:"source,omitempty"`
 	Split  string `json:"split"`
-	text   string
+	// Text is written into the index, so that a merge does not depend on
+	// the family files staying as they were when the batch was drawn.
+	Text string `json:"text"`
 }
 
 func textKey(s string) string {
@@ -107,14 +123,14 @@ func loadOutputs(dir string) (map[string]*output, error) {
 		for _, c := range cs {
 			k := textKey(c.Text)
 			if _, ok := outs[k]; !ok {
-				outs[k] = &output{Key: k, Family: fam, Path: c.Path, Source: c.Source, Split: c.Split, text: c.Text}
+				outs[k] = &output{Key: k, Family: fam, Path: c.Path, Source: c.Source, Split: c.Split, Text: c.Text}
 			}
 		}
 	}
 	return outs, nil
 }
 
-func sample(outs map[string]*output, dir string, n, batches, maxLines int, seed uint64, stderr io.Writer) error {
+func sample(outs map[string]*output, dir string, n, batches, first, maxLines int, seed uint64, stderr io.Writer) error {
 	if dir == "" {
 		return errors.New("-out is required")
 	}
@@ -126,21 +142,22 @@ func sample(outs map[string]*output, dir string, n, batches, maxLines int, seed 
 	picked = append(picked, drawRoundRobin(r, outs, "train", n-len(picked), maxLines)...)
 	r.Shuffle(len(picked), func(i, j int) { picked[i], picked[j] = picked[j], picked[i] })
 	for b := 0; b < batches; b++ {
-		if err := os.MkdirAll(filepath.Join(dir, fmt.Sprintf("batch%d", b+1)), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, fmt.Sprintf("batch%d", first+b)), 0o755); err != nil {
 			return err
 		}
 	}
-	idx, err := os.Create(filepath.Join(dir, "index.jsonl"))
+	// Appending lets a second wave share the first's index.
+	idx, err := os.OpenFile(filepath.Join(dir, "index.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
 	defer idx.Close()
 	enc := json.NewEncoder(idx)
 	for i, o := range picked {
-		name := fmt.Sprintf("batch%d/%03d-%s.txt", i%batches+1, i+1, o.Key[:8])
+		name := fmt.Sprintf("batch%d/%03d-%s.txt", first+i%batches, i+1, o.Key[:8])
 		var b strings.Builder
 		fmt.Fprintf(&b, "# output of: %s (file %s)\n", runnerHint(o.Family), o.Path)
-		for k, l := range family.SplitLines(o.text) {
+		for k, l := range family.SplitLines(o.Text) {
 			fmt.Fprintf(&b, "%5d| %s\n", k+1, l)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
@@ -162,7 +179,7 @@ func sample(outs map[string]*output, dir string, n, batches, maxLines int, seed 
 func drawRoundRobin(r *rand.Rand, outs map[string]*output, split string, n, maxLines int) []*output {
 	byFam := map[string][]*output{}
 	for _, o := range outs {
-		if l := len(family.SplitLines(o.text)); o.Split == split && l >= 5 && l <= maxLines {
+		if l := len(family.SplitLines(o.Text)); o.Split == split && l >= 5 && l <= maxLines {
 			byFam[o.Family] = append(byFam[o.Family], o)
 		}
 	}
@@ -203,7 +220,7 @@ type label struct {
 	Kind  string `json:"kind,omitempty"` // debug, locate, explain, count, ...
 }
 
-func merge(outs map[string]*output, dir, outFile string, stderr io.Writer) error {
+func merge(dir, outFile string, stderr io.Writer) error {
 	if dir == "" || outFile == "" {
 		return errors.New("-in and -out are required")
 	}
@@ -217,14 +234,13 @@ func merge(outs map[string]*output, dir, outFile string, stderr io.Writer) error
 	for sc.Scan() {
 		var e struct {
 			File string `json:"file"`
-			Key  string `json:"key"`
+			output
 		}
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			return err
 		}
-		if o, ok := outs[e.Key]; ok {
-			index[e.File] = o
-		}
+		o := e.output
+		index[e.File] = &o
 	}
 	f.Close()
 	labelFiles, _ := filepath.Glob(filepath.Join(dir, "batch*", "labels.jsonl"))
@@ -251,7 +267,7 @@ func merge(outs map[string]*output, dir, outFile string, stderr io.Writer) error
 				bad++
 				continue
 			}
-			lines := family.SplitLines(o.text)
+			lines := family.SplitLines(o.Text)
 			gold := family.UniqSorted(l.Gold)
 			ok := len(gold) > 0 && strings.TrimSpace(l.Query) != ""
 			for _, g := range gold {
@@ -267,7 +283,7 @@ func merge(outs map[string]*output, dir, outFile string, stderr io.Writer) error
 			perOut[l.File]++
 			cases = append(cases, lmtrain.Case{Case: evalset.Case{
 				ID: fmt.Sprintf("tool:%s/natural-%s#%d", o.Family, o.Key[:8], perOut[l.File]), Repo: "tool:" + o.Family,
-				Source: o.Source, Lang: "text", Path: o.Path, Kind: "tool", Query: strings.TrimSpace(l.Query), Text: o.text,
+				Source: o.Source, Lang: "text", Path: o.Path, Kind: "tool", Query: strings.TrimSpace(l.Query), Text: o.Text,
 				GoldLines: gold, WindowStart: 1, FileLines: len(lines),
 			}, Split: o.Split})
 		}
