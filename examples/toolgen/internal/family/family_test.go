@@ -57,3 +57,12 @@ func TestCheckDropsBadGold(t *testing.T) {
 	assert.Equal(t, []int{1, 3}, sc.Qs[0].Gold)
 	assert.Error(t, (&Scenario{Text: "a\n", Qs: []Question{{"q", []int{0}}}}).Check(5))
 }
+
+func TestDropKeepsStatementsWhole(t *testing.T) {
+	src := "def f(a, b):\n    x = (a and\n         b)\n    y = a == b and \\\n        b\n    z = g(a,\n          b)\n    w = h(a)\n    return x\n"
+	for _, m := range Candidates(src, LangPython) {
+		if m.Kind == "drop" {
+			assert.Equal(t, 8, m.Line, "only the one-line statement w = h(a) can go, not %q", m.Before)
+		}
+	}
+}

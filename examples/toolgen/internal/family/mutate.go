@@ -52,6 +52,22 @@ var flipCompare = map[string]string{"<": "<=", "<=": "<", ">": ">=", ">=": ">", 
 func Candidates(src, lang string) []Mutation {
 	lines := strings.Split(src, "\n")
 	code := codeMask(lines, lang)
+	// depth[i] is the bracket depth at the start of line i: a line inside
+	// an open call or literal is part of a longer statement and cannot be
+	// dropped alone.
+	depth := make([]int, len(lines)+1)
+	for i, c := range code {
+		d := depth[i]
+		for _, ch := range c {
+			switch ch {
+			case '(', '[':
+				d++
+			case ')', ']':
+				d--
+			}
+		}
+		depth[i+1] = d
+	}
 	var out []Mutation
 	for i, line := range lines {
 		c := code[i]
@@ -124,7 +140,7 @@ func Candidates(src, lang string) []Mutation {
 			}
 			add("swap", m[0], m[1], "("+b+", "+a+")", fmt.Sprintf("arguments `%s, %s` swapped", a, b))
 		}
-		if droppable(lines, i, trim, lang) {
+		if depth[i] == 0 && depth[i+1] == 0 && !continues(code, i) && droppable(lines, i, trim, lang) {
 			indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 			repl := indent // C-like: an empty line; Python needs a statement
 			if lang == LangPython {
@@ -138,6 +154,25 @@ func Candidates(src, lang string) []Mutation {
 
 func isIdent(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// continues reports whether the code line before line i leaves its
+// statement open (a trailing operator, comma, backslash or keyword), so
+// line i is its continuation.
+func continues(code []string, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		p := strings.TrimSpace(code[j])
+		if p == "" {
+			continue
+		}
+		for _, end := range []string{"\\", ",", "+", "-", "*", "/", "&&", "||", "=", " and", " or", " not", "?", "|", "&"} {
+			if strings.HasSuffix(p, end) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // droppable says whether a line is a simple statement whose removal
