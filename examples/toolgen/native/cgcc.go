@@ -515,6 +515,10 @@ func labelCGcc(r *rand.Rand, idx int, out string, code int, cmdline string, injs
 		// undeclared identifier is reported only once, ...).
 		for k := di + 1; k < len(diags) && diags[k].severity == "note"; k++ {
 			blk = append(blk, diags[k].lines...)
+			// A note in a header comes after the line naming the include.
+			if n := diags[k].lines[0]; n >= 2 && strings.HasPrefix(lines[n-2], "In file included from ") {
+				blk = append(blk, n-1)
+			}
 		}
 		// The "In function" line above it names the function.
 		for k := d.lines[0] - 1; k >= 1; k-- {
@@ -573,7 +577,7 @@ func labelCGcc(r *rand.Rand, idx int, out string, code int, cmdline string, injs
 			"The build broke after my edit, what is the compiler complaining about?", "What is the error from gcc and where is it?",
 			"make exits with Error 1 - what's the actual error?", "Show me the compiler errors.", "What do I have to fix to get it to compile again?",
 			"Which line does the compiler reject?", "why won't libuv build",
-		}), gold, makeGold)
+		}), errGold, makeGold)
 		add(tmpl(r, []string{
 			"What's wrong in {file}?", "Why does {base} not compile?", "What error does gcc give for {fn}?", "Show the diagnostics for {file}.",
 			"What does the compiler say about {fn} in {base}?", "Which line of {base} has the error?", "Why does {obj} fail to build?",
@@ -617,7 +621,7 @@ func labelCGcc(r *rand.Rand, idx int, out string, code int, cmdline string, injs
 	}
 	r.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
 	return &family.Scenario{
-		Name: fmt.Sprintf("libuv-%d-%s-%s", idx, inj.kind, strings.ReplaceAll(strings.TrimSuffix(base, ".c"), "-", "_")),
+		Name: fmt.Sprintf("libuv-%s%d-%s-%s", seedTag, idx, inj.kind, strings.ReplaceAll(strings.TrimSuffix(base, ".c"), "-", "_")),
 		Path: "make.log", Runner: cmdline, Source: repoLibuv.source(), Text: out, Qs: qs,
 	}, nil
 }

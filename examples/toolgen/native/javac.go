@@ -396,7 +396,7 @@ func labelJavac(r *rand.Rand, idx int, out string, code int, cmdline string, inj
 	}
 	r.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
 	return &family.Scenario{
-		Name: fmt.Sprintf("jsoup-%d-%s-%s", idx, inj.kind, class),
+		Name: fmt.Sprintf("jsoup-%s%d-%s-%s", seedTag, idx, inj.kind, class),
 		Path: "javac.log", Runner: cmdline, Source: repoJsoup.source(), Text: out, Qs: qs,
 	}, nil
 }

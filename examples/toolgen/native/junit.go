@@ -304,7 +304,7 @@ func labelJunit(r *rand.Rand, idx int, out, cmdline, file string, m family.Mutat
 	}
 	r.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
 	return &family.Scenario{
-		Name: fmt.Sprintf("jsoup-%d-%s-%s-%d", idx, m.Kind, class, m.Line),
+		Name: fmt.Sprintf("jsoup-%s%d-%s-%s-%d", seedTag, idx, m.Kind, class, m.Line),
 		Path: "junit.log", Runner: cmdline, Source: repoJsoup.source(), Text: out, Qs: qs,
 	}, nil
 }

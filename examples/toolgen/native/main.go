@@ -28,6 +28,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"log"
 	"math/rand/v2"
 	"strings"
@@ -47,6 +48,9 @@ var families = map[string]family.Generator{
 
 var errBudget = errors.New("time budget spent")
 
+// seedTag prefixes scenario indices in names when -seed is not 1.
+var seedTag string
+
 func main() {
 	out := flag.String("out", "examples/train/suitedata", "output directory")
 	seed := flag.Uint64("seed", 1, "random seed")
@@ -59,6 +63,11 @@ func main() {
 	budget := flag.Duration("budget", 0, "stop starting scenarios after this much time per family (0: no limit); the rest are dropped and counted")
 	flag.Parse()
 	reposDir, mirrorDir = *repos, *mirrors
+	if *seed != 1 {
+		// Scenario names carry the seed, so files of several seeds
+		// concatenate without clashing ids.
+		seedTag = fmt.Sprintf("s%d-", *seed)
+	}
 	for _, f := range strings.Split(*fams, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {

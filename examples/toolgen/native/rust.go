@@ -364,7 +364,7 @@ func labelCargoBuild(r *rand.Rand, idx int, out string, code int, cmdline, crate
 	}
 	r.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
 	return &family.Scenario{
-		Name: fmt.Sprintf("%s-%d-%s-%s", crate, idx, inj.kind, strings.ReplaceAll(mod, "/", "_")),
+		Name: fmt.Sprintf("%s-%s%d-%s-%s", crate, seedTag, idx, inj.kind, strings.ReplaceAll(mod, "/", "_")),
 		Path: "cargo-build.log", Runner: cmdline, Source: source, Text: out, Qs: qs,
 	}, nil
 }

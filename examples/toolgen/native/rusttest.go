@@ -231,7 +231,7 @@ func labelCargoTest(r *rand.Rand, idx int, out, cmdline, file string, m family.M
 	}
 	r.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
 	return &family.Scenario{
-		Name: fmt.Sprintf("regex-syntax-%d-%s-%s-%d", idx, m.Kind, strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(file, "src/"), ".rs"), "/", "_"), m.Line),
+		Name: fmt.Sprintf("regex-syntax-%s%d-%s-%s-%d", seedTag, idx, m.Kind, strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(file, "src/"), ".rs"), "/", "_"), m.Line),
 		Path: "cargo-test.log", Runner: cmdline, Source: repoRegex.source(), Text: out, Qs: qs,
 	}, nil
 }
