@@ -2,6 +2,7 @@
 // questions over them, and turns their answers back into training cases.
 //
 //	go run ./examples/toolgen/annotate sample -data examples/train/suitedata -n 520 -batches 8 -out /tmp/annot
+//	go run ./examples/toolgen/annotate resplit -data examples/train/suitedata
 //	go run ./examples/toolgen/annotate merge -in /tmp/annot -out examples/train/suitedata/natural/labelled.jsonl.gz
 //
 // sample draws distinct outputs from the generated families (stratified by
@@ -9,6 +10,11 @@
 // text file into one of the batch folders, with an index (index.jsonl)
 // that remembers where the output came from. Annotators see only the
 // numbered output: no question the generator asked, no gold, no pruner.
+//
+// resplit moves a further fifth of the outputs (by a hash of the text, so
+// every question over one output moves together) from train to val in
+// every family file: at the generators' 5%, a family of 100 runs has five
+// val outputs, too few to measure a runner on. merge applies the same rule.
 //
 // merge reads every batch's labels.jsonl (one {"file","query","gold_lines"}
 // object per question), checks that every gold line exists and is not
@@ -83,6 +89,8 @@ func run(args []string, stderr io.Writer) error {
 		return sample(outs, *out, *n, *batches, *first, *maxLines, *seed, stderr)
 	case "merge":
 		return merge(*in, *out, stderr)
+	case "resplit":
+		return resplit(*data, stderr)
 	}
 	return fmt.Errorf("unknown subcommand %q", args[0])
 }
@@ -174,6 +182,68 @@ func sample(outs map[string]*output, dir string, n, batches, first, maxLines int
 	return idx.Close()
 }
 
+// splitOf is the split of an output that the generator put in split:
+// val stays val, and a fifth of the rest (by text) becomes val.
+func splitOf(text, split string) string {
+	h := fnv.New64a()
+	h.Write([]byte("val/" + text))
+	if split == "val" || h.Sum64()%5 == 0 {
+		return "val"
+	}
+	return split
+}
+
+func resplit(dir string, stderr io.Writer) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		cs, err := lmtrain.LoadFile(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		moved := 0
+		for i := range cs {
+			cs[i].Text = family.Scrub(cs[i].Text)
+			if s := splitOf(cs[i].Text, cs[i].Split); s != cs[i].Split {
+				cs[i].Split = s
+				moved++
+			}
+		}
+		if err := writeCases(f, cs); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s: %d of %d cases moved to val\n", f, moved, len(cs))
+	}
+	return nil
+}
+
+// writeCases writes cases as gzipped JSONL (the generators' encoding).
+func writeCases(path string, cases []lmtrain.Case) error {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, c := range cases {
+		if err := enc.Encode(c); err != nil {
+			return err
+		}
+	}
+	w, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	zw, _ := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if _, err := io.WriteString(zw, buf.String()); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
 // drawRoundRobin draws up to n outputs of one split, one family at a time
 // in turn, so each family gets an equal share until it runs out.
 func drawRoundRobin(r *rand.Rand, outs map[string]*output, split string, n, maxLines int) []*output {
@@ -240,6 +310,7 @@ func merge(dir, outFile string, stderr io.Writer) error {
 			return err
 		}
 		o := e.output
+		o.Text = family.Scrub(o.Text)
 		index[e.File] = &o
 	}
 	f.Close()
@@ -285,33 +356,22 @@ func merge(dir, outFile string, stderr io.Writer) error {
 				ID: fmt.Sprintf("tool:%s/natural-%s#%d", o.Family, o.Key[:8], perOut[l.File]), Repo: "tool:" + o.Family,
 				Source: o.Source, Lang: "text", Path: o.Path, Kind: "tool", Query: strings.TrimSpace(l.Query), Text: o.Text,
 				GoldLines: gold, WindowStart: 1, FileLines: len(lines),
-			}, Split: o.Split})
+			}, Split: splitOf(o.Text, o.Split)})
 		}
 	}
 	slices.SortStableFunc(cases, func(a, b lmtrain.Case) int { return strings.Compare(a.ID, b.ID) })
 	if err := os.MkdirAll(filepath.Dir(outFile), 0o755); err != nil {
 		return err
 	}
-	w, err := os.Create(outFile)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	zw, _ := gzip.NewWriterLevel(w, gzip.BestCompression)
-	enc := json.NewEncoder(zw)
-	enc.SetEscapeHTML(false)
 	val := 0
 	for _, c := range cases {
 		if c.Split == "val" {
 			val++
 		}
-		if err := enc.Encode(c); err != nil {
-			return err
-		}
 	}
-	if err := zw.Close(); err != nil {
+	if err := writeCases(outFile, cases); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "merged %d questions over %d outputs (%d val), %d rejected\n", len(cases), len(perOut), val, bad)
-	return w.Close()
+	return nil
 }

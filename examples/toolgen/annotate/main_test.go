@@ -51,7 +51,7 @@ func TestSampleThenMerge(t *testing.T) {
 	require.NoError(t, err)
 	entries := strings.Split(strings.TrimSpace(string(idx)), "\n")
 	require.Len(t, entries, 8)
-	var first struct{ File, Split string }
+	var first struct{ File, Split, Text string }
 	require.NoError(t, json.Unmarshal([]byte(entries[0]), &first))
 	vals := strings.Count(string(idx), `"split":"val"`)
 	assert.Equal(t, 2, vals, "both val outputs are drawn first")
@@ -75,6 +75,32 @@ func TestSampleThenMerge(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cs, 1)
 	assert.Equal(t, []int{4, 5}, cs[0].GoldLines)
-	assert.Equal(t, first.Split, cs[0].Split, "a question takes its output's split")
+	assert.Equal(t, splitOf(first.Text, first.Split), cs[0].Split, "a question takes its output's split")
 	assert.Equal(t, "text", cs[0].Lang)
+}
+
+func TestResplitMovesWholeOutputs(t *testing.T) {
+	data := t.TempDir()
+	var cs []lmtrain.Case
+	for i := range 200 {
+		text := fmt.Sprintf("run %d\nFAIL x\n", i)
+		for q := range 2 {
+			cs = append(cs, lmtrain.Case{Case: evalset.Case{ID: fmt.Sprintf("f/%d#%d", i, q), Query: "q", Text: text, GoldLines: []int{2}}, Split: "train"})
+		}
+	}
+	cs[0].Split, cs[1].Split = "val", "val"
+	writeFamily(t, data, "fam", cs)
+	require.NoError(t, run([]string{"resplit", "-data", data}, &bytes.Buffer{}))
+	got, err := lmtrain.LoadFile(filepath.Join(data, "fam.jsonl.gz"))
+	require.NoError(t, err)
+	require.Len(t, got, len(cs))
+	val := 0
+	for i := 0; i < len(got); i += 2 {
+		assert.Equal(t, got[i].Split, got[i+1].Split, "both questions of one output share its split")
+		if got[i].Split == "val" {
+			val++
+		}
+	}
+	assert.Equal(t, "val", got[0].Split, "val stays val")
+	assert.InDelta(t, 40, val, 20, "about a fifth of 200 outputs")
 }

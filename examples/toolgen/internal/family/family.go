@@ -17,6 +17,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -266,8 +267,26 @@ func FindLines(lines []string, sub string) []int {
 // Pick returns a random element of xs.
 func Pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
-// Clean replaces the scratch directory dir by HomeDir.
-func Clean(out, dir string) string { return strings.ReplaceAll(out, dir, HomeDir) }
+// Clean replaces the scratch directory dir by HomeDir, then scrubs what
+// else names this machine (see Scrub).
+func Clean(out, dir string) string { return Scrub(strings.ReplaceAll(out, dir, HomeDir)) }
+
+// machinePaths are paths that name the generating machine rather than a
+// user's: pytest's temporary root of user root, and scratch folders that a
+// tool abbreviated ("/tmp/toolgen...7543/x") so that Clean's exact
+// replacement missed them.
+var machinePaths = regexp.MustCompile(`/tmp/pytest-of-root/|/tmp/toolgen[^\s'"/.]*`)
+
+// Scrub rewrites the paths that name the generating machine as a user's
+// machine would print them. It is idempotent.
+func Scrub(s string) string {
+	return machinePaths.ReplaceAllStringFunc(s, func(m string) string {
+		if m == "/tmp/pytest-of-root/" {
+			return "/tmp/pytest-of-dev/"
+		}
+		return "/home/dev/pr" // a shortened HomeDir, as the tool shortened the scratch path
+	})
+}
 
 // TruncateLines keeps at most maxLines whole lines of s.
 func TruncateLines(s string, maxLines int) string {

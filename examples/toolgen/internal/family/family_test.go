@@ -66,3 +66,14 @@ func TestDropKeepsStatementsWhole(t *testing.T) {
 		}
 	}
 }
+
+func TestScrub(t *testing.T) {
+	for in, want := range map[string]string{
+		"E   assert '/tmp/toolgen...7543/projects' == '~/projects'":    "E   assert '/home/dev/pr...7543/projects' == '~/projects'",
+		"PosixPath('/tmp/pytest-of-root/pytest-4/test_rotate0/f.txt')": "PosixPath('/tmp/pytest-of-dev/pytest-4/test_rotate0/f.txt')",
+		"/home/dev/project/src/x.py:12":                                "/home/dev/project/src/x.py:12",
+	} {
+		assert.Equal(t, want, Scrub(in))
+		assert.Equal(t, want, Scrub(Scrub(in)), "idempotent")
+	}
+}
