@@ -228,3 +228,20 @@ func TestManifest(t *testing.T) {
 		}
 	}
 }
+
+func TestVetMessages(t *testing.T) {
+	for _, l := range []string{
+		"version6.go:43:2: unreachable code",
+		"path.go:28:2: self-assignment of n",
+		"route.go:190:65: fmt.Errorf format %d reads arg #2, but call has 1 arg",
+		"mux.go:603:2: result of fmt.Sprint call not used",
+		"context.go:12:2: struct field tag `json: \"a\"` not compatible with reflect.StructTag.Get: bad syntax for struct tag value",
+	} {
+		if !reVetMsg.MatchString(l) {
+			t.Errorf("not recognised as a constructed finding: %q", l)
+		}
+	}
+	if reVetMsg.MatchString("./yamlprivateh.go:39:2: output_raw_buffer_size redeclared in this block") {
+		t.Error("a type error passes as a vet finding")
+	}
+}
