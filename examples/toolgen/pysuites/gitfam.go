@@ -112,6 +112,9 @@ func gitTree(r *rand.Rand, dir string, stage bool) (repo, string, []gitEdit, err
 				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 					continue
 				}
+				if _, err := os.Stat(filepath.Dir(filepath.Join(dir, f))); err != nil {
+					continue // git would show the new folder, not the file
+				}
 				writeFile(filepath.Join(dir, f), "# scratch\nprint('checking')\n")
 				edits = append(edits, gitEdit{path: f, op: "add"})
 				used[f] = true

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -128,7 +129,16 @@ func pickInject(r *rand.Rand, src string, kinds []string) (inject, bool) {
 		return inject{line: k + 1, before: lines[k], after: l, kind: kind, name: strings.TrimPrefix(l, "import "), desc: "imported " + strings.TrimPrefix(l, "import ") + " a second time"}, true
 	case "typo-use", "typo-assign", "attr-typo", "wrong-return":
 		var cands []inject
+		inDoc := false // inside a triple-quoted string (docstrings, doctests)
 		for i, l := range lines {
+			tq := strings.Count(l, `"""`) + strings.Count(l, "'''")
+			wasDoc := inDoc
+			if tq%2 == 1 {
+				inDoc = !inDoc
+			}
+			if wasDoc || tq > 0 {
+				continue
+			}
 			if !strings.HasPrefix(l, "    ") || strings.ContainsAny(l, `"'#\`) || strings.HasSuffix(strings.TrimSpace(l), ",") {
 				continue
 			}
@@ -310,12 +320,13 @@ func genLint(fam string) family.Generator {
 				a = f
 			}
 			shown = append(shown, a)
-			if a == "pyflakes" || a == "mypy" {
+			switch {
+			case a == "python3":
+				a = python
+			case (a == "pyflakes" || a == "mypy") && len(argv) == 0:
+				// The console script as Debian's module: same tool, same output.
 				argv = append(argv, python, "-m", a)
 				continue
-			}
-			if a == "python3" {
-				a = python
 			}
 			argv = append(argv, a)
 		}
@@ -352,6 +363,9 @@ func genLint(fam string) family.Generator {
 			}
 		}
 		if !hit || len(fresh) > 12 {
+			if os.Getenv("PYSUITES_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "DEBUG %q -> %q\n%s\n", inj.before, inj.after, out)
+			}
 			return nil, fmt.Errorf("injected %s at %s not reported as constructed (%d new lines)", inj.kind, at, len(fresh))
 		}
 		toolName := strings.TrimPrefix(fam, "python-")
@@ -374,22 +388,45 @@ func genLint(fam string) family.Generator {
 			}
 		}
 		qs = append(qs, family.Question{Query: q, Gold: fresh})
-		// All diagnostics for the edited file (old ones included).
-		var ff []int
-		for i, l := range ol {
-			if strings.HasPrefix(l, f+":") {
-				ff = append(ff, i+1)
-				for j := i + 1; j < len(ol) && strings.HasPrefix(ol[j], " "); j++ {
-					ff = append(ff, j+1)
+		// All diagnostics for a file (old ones included): the edited file,
+		// and sometimes another file the output reports on.
+		fileDiags := func(path string) []int {
+			var ff []int
+			for i, l := range ol {
+				if strings.HasPrefix(l, path+":") {
+					ff = append(ff, i+1)
+					for j := i + 1; j < len(ol) && strings.HasPrefix(ol[j], " "); j++ {
+						ff = append(ff, j+1)
+					}
 				}
 			}
+			return ff
 		}
-		if len(ff) > 0 && len(ff) <= 20 && r.IntN(2) == 0 {
+		others := map[string]bool{}
+		for _, l := range ol {
+			if p, _, ok := strings.Cut(l, ":"); ok && strings.HasSuffix(p, ".py") && p != f {
+				others[p] = true
+			}
+		}
+		asked := []string{f}
+		if len(others) > 0 && r.IntN(2) == 0 {
+			var ps []string
+			for p := range others {
+				ps = append(ps, p)
+			}
+			sort.Strings(ps)
+			asked = append(asked, family.Pick(r, ps))
+		}
+		for _, p := range asked {
+			ff := fileDiags(p)
+			if len(ff) == 0 || len(ff) > 20 {
+				continue
+			}
 			q := family.Pick(r, qLintFile)
 			if strings.Count(q, "%s") == 2 {
-				q = fmt.Sprintf(q, toolName, family.Pick(r, []string{f, base0}))
+				q = fmt.Sprintf(q, toolName, family.Pick(r, []string{p, filepath.Base(p)}))
 			} else {
-				q = fmt.Sprintf(q, family.Pick(r, []string{f, base0}))
+				q = fmt.Sprintf(q, family.Pick(r, []string{p, filepath.Base(p)}))
 			}
 			qs = append(qs, family.Question{Query: q, Gold: ff})
 		}

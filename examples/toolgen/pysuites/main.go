@@ -31,10 +31,20 @@
 // mutations, the checker does not report the injected line) is dropped.
 // The scratch directory is replaced by /home/dev/project in every output.
 //
+// Runs are slow on a loaded machine (each scenario runs a real suite, up
+// to six times when mutations go unnoticed): on two shared cores the
+// committed data took 10-45 minutes per family, hence the -n per family
+// below rather than one -n for all.
+//
 // Setup (Debian packages, pristine checkouts from the bare mirrors):
 //
 //	sh examples/toolgen/pysuites/setup.sh /tmp/pysuites-repos
-//	nice -n 10 go run ./examples/toolgen/pysuites -repos /tmp/pysuites-repos -out examples/train/suitedata -families python-pytest -n 200 -workers 1
+//	go build -o /tmp/pysuites ./examples/toolgen/pysuites
+//	nice -n 10 /tmp/pysuites -repos /tmp/pysuites-repos -families python-pytest -n 120
+//	nice -n 10 /tmp/pysuites -repos /tmp/pysuites-repos -families python-unittest -n 70
+//	nice -n 10 /tmp/pysuites -repos /tmp/pysuites-repos -families python-pyflakes -n 45
+//	nice -n 10 /tmp/pysuites -repos /tmp/pysuites-repos -families python-mypy -n 18
+//	nice -n 10 /tmp/pysuites -repos /tmp/pysuites-repos -families git-diff,git-status -n 200
 package main
 
 import (
