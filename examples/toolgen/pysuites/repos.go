@@ -166,7 +166,15 @@ func runTool(dir string, rp repo, timeout time.Duration, argv ...string) (string
 	} else if err != nil {
 		return "", -1, err
 	}
-	return family.Clean(buf.String(), dir), code, nil
+	// pytest's tmp_path lives under /tmp/pytest-of-<user>: this machine's
+	// user becomes the plausible user "dev".
+	out := strings.ReplaceAll(family.Clean(buf.String(), dir), "/tmp/pytest-of-root/", "/tmp/pytest-of-dev/")
+	if strings.Contains(out, "/tmp/toolgen") || strings.Contains(out, "/root/") {
+		// pytest shortens long reprs ('/tmp/toolgen...6016/x'), which Clean
+		// cannot match: such a run would leak the scratch path.
+		return "", -1, fmt.Errorf("scratch path left in output")
+	}
+	return out, code, nil
 }
 
 // mutateOnce picks a random single-line mutation of a random source file
