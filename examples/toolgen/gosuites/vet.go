@@ -325,10 +325,35 @@ func genGoVet(r *rand.Rand, idx int, dir string) (*family.Scenario, error) {
 		return w.path + "/" + d
 	}
 	qs = append(qs, family.Question{Query: ask(r, qVetAll, "pkg", pkgOf(faults[0])), Gold: family.UniqSorted(all)})
-	order := r.Perm(len(faults))
-	for _, fi := range order {
+	// One question per analyzer, over all its findings: "where is the
+	// unreachable code" has every unreachable line as its answer.
+	byKind := map[string][]int{}
+	var kinds []string
+	first := map[string]vetFault{}
+	count := map[string]int{}
+	for _, fi := range r.Perm(len(faults)) {
 		f := faults[fi]
-		qs = append(qs, family.Question{Query: ask(r, qVetKind[f.kind], "file", path.Base(f.file), "pkg", pkgOf(f)), Gold: family.UniqSorted(byFault[fi])})
+		if _, ok := byKind[f.kind]; !ok {
+			kinds = append(kinds, f.kind)
+			first[f.kind] = f
+		}
+		byKind[f.kind] = append(byKind[f.kind], byFault[fi]...)
+		count[f.kind]++
+	}
+	for _, k := range kinds {
+		f := first[k]
+		tmpl := qVetKind[k]
+		if count[k] > 1 || strings.Count(out, f.file+":") > 1 {
+			// Several findings of the kind: no template naming one file.
+			var general []string
+			for _, q := range tmpl {
+				if !strings.Contains(q, "{file}") {
+					general = append(general, q)
+				}
+			}
+			tmpl = general
+		}
+		qs = append(qs, family.Question{Query: ask(r, tmpl, "file", path.Base(f.file), "pkg", pkgOf(f)), Gold: family.UniqSorted(byKind[k])})
 	}
 	return &family.Scenario{
 		Name: fmt.Sprintf("%s-%d", w.dir, idx), Path: family.Pick(r, []string{"vet.txt", "go_vet.log", "vet_output.txt", "lint.log"}),
