@@ -275,7 +275,7 @@ func Clean(out, dir string) string { return Scrub(strings.ReplaceAll(out, dir, H
 // user's: pytest's temporary root of user root, and scratch folders that a
 // tool abbreviated ("/tmp/toolgen...7543/x") so that Clean's exact
 // replacement missed them.
-var machinePaths = regexp.MustCompile(`/tmp/pytest-of-root/|/tmp/toolgen[^\s'"/.]*`)
+var machinePaths = regexp.MustCompile(`/tmp/pytest-of-root/|/tmp/toolgen[^\s'"/.]*|/tmp/t(?:o(?:o(?:l(?:g(?:e)?)?)?)?)?\.\.\.`)
 
 // Scrub rewrites the paths that name the generating machine as a user's
 // machine would print them. It is idempotent.
@@ -283,6 +283,9 @@ func Scrub(s string) string {
 	return machinePaths.ReplaceAllStringFunc(s, func(m string) string {
 		if m == "/tmp/pytest-of-root/" {
 			return "/tmp/pytest-of-dev/"
+		}
+		if strings.HasSuffix(m, "...") {
+			return "/home/de..." // cut where the tool cut
 		}
 		return "/home/dev/pr" // a shortened HomeDir, as the tool shortened the scratch path
 	})
