@@ -46,6 +46,7 @@ var FeatureNames = func() []string {
 		"is_text", "err_word", "loc_ref", "tmpl_freq", "num_rank",
 		"grp_num_rank", "size_cmp", "date_rank", "date_in", "rec_head", "rec_head_bm25", "rec_max_bm25", "blk_max_bm25",
 		"soft_share", "soft_only", "soft_win2", "quoted_hit", "quoted_win2",
+		"blk_err", "rec_err", "err_near", "err_first", "loc_lib", "ok_word",
 	}
 	for _, r := range roleNames {
 		names = append(names, "role_"+r)
@@ -150,6 +151,7 @@ func prepareFeatures(ctx context.Context, query string, lines []string, text str
 		return nil
 	}
 	f.tool.scoreRecords(f.bm.bmn)
+	f.shape = newShapeInfo(&f.tool, lines)
 	wv, _ := shippedWordVectors() // a build without vectors scores 0
 	f.soft = newSoftMatch(ctx, wv, query, lines)
 	f.quoted = newQuotedMatch(ctx, query, lines)
@@ -510,6 +512,7 @@ type featureState struct {
 	st             syntaxInfo
 	defs           *defScorer
 	tool           toolInfo
+	shape          shapeInfo
 	soft           softMatch
 	quoted         []float32 // quoted_hit of each line
 }
@@ -542,6 +545,7 @@ func (f *featureState) writeRow(row []float32, i int) {
 	f.defRankColumns(&w, i)
 	f.toolColumns(&w, i)
 	f.softColumns(&w, i)
+	f.shapeColumns(&w, i)
 	role := lineRole(f.lines[i], f.st, i)
 	if f.tool.isText && role == roleOther {
 		// grep and blame output quote code: its role is the code's.
