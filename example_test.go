@@ -89,11 +89,14 @@ func Example() {
 	fmt.Printf("%s kept %d of %d lines\n", res.Scorer, len(res.KeptLines()), len(res.Lines))
 	// Output:
 	// import json
-	// import time
-	// import urllib.request
-	// # ... 4 lines omitted (4-7)
+	// # ... 3 lines omitted (2-4)
+	// DEFAULT_TIMEOUT = 10
+	// # ... 2 lines omitted (6-7)
 	// class Client:
-	//     # ... 15 lines omitted (9-23): def __init__, def _headers, def get
+	//     def __init__(self, base_url, token=None):
+	//         self.base_url = base_url.rstrip("/")
+	//         self.token = token
+	//     # ... 12 lines omitted (12-23): def _headers, def get
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
@@ -101,10 +104,7 @@ func Example() {
 	//             except ConnectionError:
 	//                 time.sleep(backoff(attempt))
 	//         raise RuntimeError("gave up after %d attempts" % attempts)
-	// # ... 2 lines omitted (31-32)
-	// def backoff(attempt):
-	//     return min(30, 2 ** attempt)
-	// # ... 8 lines omitted (35-42): def parse_link_header
+	// # ... 12 lines omitted (31-42): def backoff, def parse_link_header
 	// line kept 13 of 42 lines
 }
 
@@ -190,11 +190,10 @@ func ExampleWithTokenBudget() {
 	fmt.Print(res.Text)
 	fmt.Printf("%d of %d tokens\n", res.Tokens.Kept, res.Tokens.Input)
 	// Output:
-	// import json
-	// import time
-	// # ... 5 lines omitted (3-7)
+	// # ... 7 lines omitted (1-7)
 	// class Client:
-	//     # ... 15 lines omitted (9-23): def __init__ and 2 more
+	//     def __init__(self, base_url, token=None):
+	//         pass  # ... 14 lines omitted (10-23)
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
@@ -203,7 +202,7 @@ func ExampleWithTokenBudget() {
 	//                 time.sleep(backoff(attempt))
 	//         raise RuntimeError("gave up after %d attempts" % attempts)
 	// # ... 12 lines omitted (31-42)
-	// 116 of 261 tokens
+	// 117 of 261 tokens
 }
 
 // A process that loads a checkpoint sets a soft memory limit once, before

@@ -27,27 +27,26 @@ func ExampleResult_Expand() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ph := res.Placeholders[1] // "# ... 15 lines omitted (9-23): def __init__, def _headers, def get"
+	ph := res.Placeholders[len(res.Placeholders)-1] // "# ... 12 lines omitted (31-42): def backoff, def parse_link_header"
 	fmt.Println(ph.FirstLine, ph.LastLine, ph.Names)
-	// The reader wants to see get, lines 19-22 of the folded 9-23.
-	more, err := res.Expand(pruner.LineRange{First: 19, Last: 22})
+	// The question is about the wait, and the fold names backoff: the
+	// reader unfolds it, lines 33-34 of the folded 31-42.
+	more, err := res.Expand(pruner.LineRange{First: 33, Last: 34})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Print(more.Text)
 	// Output:
-	// 9 23 [def __init__ def _headers def get]
+	// 31 42 [def backoff def parse_link_header]
 	// import json
-	// import time
-	// import urllib.request
-	// # ... 4 lines omitted (4-7)
+	// # ... 3 lines omitted (2-4)
+	// DEFAULT_TIMEOUT = 10
+	// # ... 2 lines omitted (6-7)
 	// class Client:
-	//     # ... 10 lines omitted (9-18): def __init__, def _headers
-	//     def get(self, path):
-	//         req = urllib.request.Request(self.base_url + path, headers=self._headers())
-	//         with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:
-	//             return json.load(resp)
-	// # ... 1 line omitted (23)
+	//     def __init__(self, base_url, token=None):
+	//         self.base_url = base_url.rstrip("/")
+	//         self.token = token
+	//     # ... 12 lines omitted (12-23): def _headers, def get
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
@@ -103,7 +102,21 @@ func TestExpand(t *testing.T) {
 	res, err := p.Prune(ctx, "how long do we wait between retries?", clientSource)
 	require.NoError(t, err)
 	checkRendering(t, clientSource, res)
-	require.Len(t, res.Placeholders, 4)
+	// The cases below take their ranges from the folds the model made:
+	// the last fold, and the widest fold (split at its middle line, or
+	// left alone while everything around it unfolds).
+	require.GreaterOrEqual(t, len(res.Placeholders), 2)
+	srcLines := strings.Split(clientSource, "\n")
+	last := res.Placeholders[len(res.Placeholders)-1]
+	wideIdx := 0
+	for i, ph := range res.Placeholders {
+		if ph.LastLine-ph.FirstLine > res.Placeholders[wideIdx].LastLine-res.Placeholders[wideIdx].FirstLine {
+			wideIdx = i
+		}
+	}
+	wide := res.Placeholders[wideIdx]
+	require.GreaterOrEqual(t, wide.LastLine-wide.FirstLine, 2, "the widest fold has a middle line")
+	mid := (wide.FirstLine + wide.LastLine) / 2
 
 	tests := []struct {
 		name    string
@@ -114,20 +127,19 @@ func TestExpand(t *testing.T) {
 		{name: "none", check: func(t *testing.T, got *pruner.Result) {
 			assert.Equal(t, res.Text, got.Text)
 		}},
-		{name: "a whole fold", ranges: []pruner.LineRange{{First: 35, Last: 42}}, check: func(t *testing.T, got *pruner.Result) {
-			assert.True(t, strings.HasSuffix(got.Text, clientSource[strings.Index(clientSource, "\ndef parse_link_header")-1:]))
-			assert.Len(t, got.Placeholders, 3)
-			assert.Equal(t, pruner.ReasonExpanded, got.Lines[34].Reason)
+		{name: "a whole fold", ranges: []pruner.LineRange{{First: last.FirstLine, Last: last.LastLine}}, check: func(t *testing.T, got *pruner.Result) {
+			assert.True(t, strings.HasSuffix(got.Text, strings.Join(srcLines[last.FirstLine-1:], "\n")))
+			assert.Len(t, got.Placeholders, len(res.Placeholders)-1)
+			assert.Equal(t, pruner.ReasonExpanded, got.Lines[last.FirstLine-1].Reason)
 		}},
-		{name: "inside a fold splits it", ranges: []pruner.LineRange{{First: 12, Last: 12}}, check: func(t *testing.T, got *pruner.Result) {
-			require.Len(t, got.Placeholders, 5)
-			assert.Equal(t, [2]int{9, 11}, [2]int{got.Placeholders[1].FirstLine, got.Placeholders[1].LastLine})
-			assert.Equal(t, [2]int{13, 23}, [2]int{got.Placeholders[2].FirstLine, got.Placeholders[2].LastLine})
-			assert.Equal(t, []string{"def _headers", "def get"}, got.Placeholders[2].Names)
+		{name: "inside a fold splits it", ranges: []pruner.LineRange{{First: mid, Last: mid}}, check: func(t *testing.T, got *pruner.Result) {
+			require.Len(t, got.Placeholders, len(res.Placeholders)+1)
+			assert.Equal(t, [2]int{wide.FirstLine, mid - 1}, [2]int{got.Placeholders[wideIdx].FirstLine, got.Placeholders[wideIdx].LastLine})
+			assert.Equal(t, [2]int{mid + 1, wide.LastLine}, [2]int{got.Placeholders[wideIdx+1].FirstLine, got.Placeholders[wideIdx+1].LastLine})
 		}},
-		{name: "several, unsorted, over kept lines", ranges: []pruner.LineRange{{First: 30, Last: 42}, {First: 1, Last: 8}}, check: func(t *testing.T, got *pruner.Result) {
+		{name: "several, unsorted, over kept lines", ranges: around(wide, len(res.Lines)), check: func(t *testing.T, got *pruner.Result) {
 			require.Len(t, got.Placeholders, 1)
-			assert.Equal(t, [2]int{9, 23}, [2]int{got.Placeholders[0].FirstLine, got.Placeholders[0].LastLine})
+			assert.Equal(t, [2]int{wide.FirstLine, wide.LastLine}, [2]int{got.Placeholders[0].FirstLine, got.Placeholders[0].LastLine})
 		}},
 		{name: "everything", ranges: []pruner.LineRange{{First: 1, Last: 42}}, check: func(t *testing.T, got *pruner.Result) {
 			assert.Equal(t, clientSource, got.Text)
@@ -162,7 +174,7 @@ func TestExpand(t *testing.T) {
 		_, err := res.Expand(pruner.LineRange{First: 1, Last: 42})
 		require.NoError(t, err)
 		assert.Equal(t, before, res.Text)
-		assert.False(t, res.Lines[8].Kept)
+		assert.False(t, res.Lines[wide.FirstLine-1].Kept)
 	})
 	t.Run("decoded from JSON", func(t *testing.T) {
 		b, err := res.MarshalJSON()
@@ -240,4 +252,17 @@ func TestParseLineRanges(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`["120-159", {"first_line": 3, "last_line": 4}]`), &rs))
 	assert.Equal(t, []pruner.LineRange{{First: 120, Last: 159}, {First: 3, Last: 4}}, rs)
 	require.ErrorIs(t, json.Unmarshal([]byte(`["9-1"]`), &rs), pruner.ErrLineRange)
+}
+
+// around returns the ranges that unfold every line of 1..n outside ph,
+// the later range first (Expand takes them in any order).
+func around(ph pruner.Placeholder, n int) []pruner.LineRange {
+	var rs []pruner.LineRange
+	if ph.LastLine < n {
+		rs = append(rs, pruner.LineRange{First: ph.LastLine + 1, Last: n})
+	}
+	if ph.FirstLine > 1 {
+		rs = append(rs, pruner.LineRange{First: 1, Last: ph.FirstLine - 1})
+	}
+	return rs
 }

@@ -1,7 +1,6 @@
 package linemodel
 
 import (
-	"bytes"
 	"math"
 	"strings"
 )
@@ -17,36 +16,43 @@ import (
 
 // libMarkers are path pieces of code that is not the project's: runtimes,
 // standard libraries, installed packages, the test frameworks themselves.
-var libMarkers = func() [][]byte {
-	var out [][]byte
-	for _, w := range []string{
-		"site-packages/", "dist-packages/", "node_modules/", "node:internal", "<frozen ", "/usr/lib/", "/usr/local/lib/",
-		"/usr/local/go/", "/usr/share/", "go/pkg/mod/", "/pkg/mod/", "runtime/", "testing/testing.go", "/rustc/", ".cargo/registry",
-		"library/std/", "library/core/", "java.base/", "jdk.internal", "org.junit.", "junit.framework", "sun.reflect", "java.lang.reflect",
-		"/unittest/", "_pytest/", "pluggy/", "<anonymous>", "internal/process/", "internal/modules/", "/lib/python3",
-	} {
-		out = append(out, []byte(w))
-	}
-	return out
-}()
+var libMarkers = []string{
+	"site-packages/", "dist-packages/", "node_modules/", "node:internal", "<frozen ", "/usr/lib/", "/usr/local/lib/",
+	"/usr/local/go/", "/usr/share/", "go/pkg/mod/", "/pkg/mod/", "runtime/", "testing/testing.go", "/rustc/", ".cargo/registry",
+	"library/std/", "library/core/", "java.base/", "jdk.internal", "org.junit.", "junit.framework", "sun.reflect", "java.lang.reflect",
+	"/unittest/", "_pytest/", "pluggy/", "<anonymous>", "internal/process/", "internal/modules/", "/lib/python3",
+}
 
 // okMarkers are the words runners use for a passing test or step. Case
 // matters: "ok" as a TAP status or a Go package line, "PASS" as Go's.
 var okMarkers = []string{"--- PASS", "PASS", "✓", "✔", "√", " passed", " ok", "ok ", "[ OK ]", "[PASS]", "SUCCESS", "... ok"}
 
-// shapeInfo holds the shape columns of a text's lines; nil slices for code.
+// shapeInfo holds the shape columns of a text's lines in four bytes a
+// line (the hostile-input memory bound counts them); nil slices for code.
 type shapeInfo struct {
-	blkErr, recErr, errNear  []float32
-	errFirst, locLib, okWord []bool
+	// blkErr and recErr count the problem lines of the line's outline
+	// block and record, capped at 3 (the column saturates there).
+	blkErr, recErr []uint8
+	// near is the distance to the nearest problem line, capped at
+	// nearCap (no column value).
+	near []uint8
+	// flags holds flagErrFirst, flagLocLib and flagOK.
+	flags []uint8
 }
+
+const (
+	nearCap      = 64
+	flagErrFirst = 1 << iota
+	flagLocLib
+	flagOK
+)
 
 func newShapeInfo(t *toolInfo, lines []string) shapeInfo {
 	n := len(lines)
 	if !t.isText || len(t.errWords) != n || len(t.recLo) != n {
 		return shapeInfo{}
 	}
-	s := shapeInfo{blkErr: make([]float32, n), recErr: make([]float32, n), errNear: make([]float32, n),
-		errFirst: make([]bool, n), locLib: make([]bool, n), okWord: make([]bool, n)}
+	s := shapeInfo{blkErr: make([]uint8, n), recErr: make([]uint8, n), near: make([]uint8, n), flags: make([]uint8, n)}
 	// pre[i] counts problem lines before line i, so any range's count is
 	// a difference.
 	pre := make([]int32, n+1)
@@ -56,36 +62,30 @@ func newShapeInfo(t *toolInfo, lines []string) shapeInfo {
 			pre[i+1]++
 		}
 	}
-	count := func(lo, hi int32) float32 {
+	count := func(lo, hi int32) uint8 {
 		if lo < 0 || hi < lo {
 			return 0
 		}
-		c := float64(pre[hi+1] - pre[lo])
-		return float32(math.Min(1, math.Log1p(c)/math.Log(4)))
+		return uint8(min(3, pre[hi+1]-pre[lo]))
 	}
 	for i := range n {
 		s.blkErr[i] = count(t.blkLo[i], t.blkHi[i])
 		s.recErr[i] = count(t.recLo[i], t.recHi[i])
 	}
 	// Distance to the nearest problem line, both ways, in lines.
-	const far = 1 << 30
-	last := -far
-	dist := make([]int, n)
+	last := -nearCap
 	for i := range n {
 		if t.errWords[i] > 0 {
 			last = i
 		}
-		dist[i] = i - last
+		s.near[i] = uint8(min(nearCap, i-last))
 	}
-	last = far
+	last = n + nearCap
 	for i := n - 1; i >= 0; i-- {
 		if t.errWords[i] > 0 {
 			last = i
 		}
-		dist[i] = min(dist[i], last-i)
-		if dist[i] < 64 {
-			s.errNear[i] = float32(math.Exp(-float64(dist[i]) / 3))
-		}
+		s.near[i] = min(s.near[i], uint8(min(nearCap, last-i)))
 	}
 	// The first problem line of each block (or of each record, for lines
 	// outside any block).
@@ -97,16 +97,16 @@ func newShapeInfo(t *toolInfo, lines []string) shapeInfo {
 		if lo < 0 {
 			lo = t.recLo[i]
 		}
-		s.errFirst[i] = lo < 0 || pre[i]-pre[lo] == 0
+		if lo < 0 || pre[i]-pre[lo] == 0 {
+			s.flags[i] |= flagErrFirst
+		}
 	}
-	var buf [maxToolScan]byte
 	for i, l := range lines {
 		head := l[:min(len(l), maxToolScan)]
 		if t.loc[i] {
-			b := append(buf[:0], head...)
 			for _, m := range libMarkers {
-				if bytes.Contains(b, m) {
-					s.locLib[i] = true
+				if strings.Contains(head, m) {
+					s.flags[i] |= flagLocLib
 					break
 				}
 			}
@@ -114,7 +114,7 @@ func newShapeInfo(t *toolInfo, lines []string) shapeInfo {
 		if t.errWords[i] == 0 {
 			for _, m := range okMarkers {
 				if strings.Contains(head, m) {
-					s.okWord[i] = true
+					s.flags[i] |= flagOK
 					break
 				}
 			}
@@ -133,10 +133,19 @@ func (f *featureState) shapeColumns(w *rowWriter, i int) {
 		w.skip(6)
 		return
 	}
-	w.put(float64(s.blkErr[i]))
-	w.put(float64(s.recErr[i]))
-	w.put(float64(s.errNear[i]))
-	w.put(b2f(s.errFirst[i]))
-	w.put(b2f(s.locLib[i]))
-	w.put(b2f(s.okWord[i]))
+	w.put(errShare(s.blkErr[i]))
+	w.put(errShare(s.recErr[i]))
+	if d := s.near[i]; d < nearCap {
+		w.put(float64(float32(math.Exp(-float64(d) / 3))))
+	} else {
+		w.put(0)
+	}
+	w.put(b2f(s.flags[i]&flagErrFirst != 0))
+	w.put(b2f(s.flags[i]&flagLocLib != 0))
+	w.put(b2f(s.flags[i]&flagOK != 0))
+}
+
+// errShare maps a count of problem lines to (0, 1]: 1 line 0.5, 3 or more 1.
+func errShare(c uint8) float64 {
+	return float64(float32(math.Min(1, math.Log1p(float64(c))/math.Log(4))))
 }

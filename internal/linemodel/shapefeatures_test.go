@@ -37,13 +37,13 @@ func TestShapeColumnsReadAnUnseenRunner(t *testing.T) {
 		inBeta := i >= 3 && i <= 9
 		assert.Equal(t, inBeta, s.recErr[i] > 0, "rec_err of line %d %q", i+1, lines[i])
 	}
-	assert.True(t, s.errFirst[5], "the error line is its block's first problem line")
-	assert.False(t, s.errFirst[6], "expected is not the first problem line of the block")
-	assert.Greater(t, s.errNear[7], s.errNear[11], "got 4 is nearer a problem than gamma's step")
-	assert.False(t, s.locLib[8], "project frame")
-	assert.True(t, s.locLib[9], "runtime frame")
-	assert.True(t, s.okWord[12])
-	assert.False(t, s.okWord[5])
+	assert.NotZero(t, s.flags[5]&flagErrFirst, "the error line is its block's first problem line")
+	assert.Zero(t, s.flags[6]&flagErrFirst, "expected is not the first problem line of the block")
+	assert.Less(t, s.near[7], s.near[11], "got 4 is nearer a problem than gamma's step")
+	assert.Zero(t, s.flags[8]&flagLocLib, "project frame")
+	assert.NotZero(t, s.flags[9]&flagLocLib, "runtime frame")
+	assert.NotZero(t, s.flags[12]&flagOK)
+	assert.Zero(t, s.flags[5]&flagOK)
 }
 
 func TestShapeColumnsCodeAndEmpty(t *testing.T) {
