@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/prunekit/pruner/examples/toolgen/internal/family"
 )
 
 // fnSpec is a small pure function that exists three times: as JavaScript and
@@ -127,7 +129,9 @@ var catalog = []fnSpec{
 			}
 			return 250
 		},
-		gen:  func(r *rand.Rand) []int { return []int{pick(r, []int{10000, 2500, 9999, 10000, 15000, 40050, 800})} },
+		gen: func(r *rand.Rand) []int {
+			return []int{family.Pick(r, []int{10000, 2500, 9999, 10000, 15000, 40050, 800})}
+		},
 		args: func(a []int) (string, bool) { return fmt.Sprint(a[0]), false },
 		desc: "computes the fee for an amount in cents", bugDsc: "the exact tier boundary gets the flat fee"},
 	{base: "average", params: "values",

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/prunekit/pruner/examples/toolgen/internal/family"
 )
 
 // snip is a top-level declaration block; err lists the 0-based lines where
@@ -40,14 +42,14 @@ type gctx struct {
 	d  domain
 }
 
-func (g *gctx) noun() string  { return pick(g.r, g.d.nouns) }
-func (g *gctx) field() string { return pick(g.r, g.d.fields) }
+func (g *gctx) noun() string  { return family.Pick(g.r, g.d.nouns) }
+func (g *gctx) field() string { return family.Pick(g.r, g.d.fields) }
 func (g *gctx) fn(exp bool) string {
-	return g.nm.fresh(func() string { return camel(exp, pick(g.r, verbs), g.noun()) })
+	return g.nm.fresh(func() string { return camel(exp, family.Pick(g.r, verbs), g.noun()) })
 }
 func (g *gctx) typ() string {
 	return g.nm.fresh(func() string {
-		return camel(true, g.noun(), pick(g.r, []string{"", "Set", "Info", "Entry", "Spec", "Stats", "Cache", "Index"}))
+		return camel(true, g.noun(), family.Pick(g.r, []string{"", "Set", "Info", "Entry", "Spec", "Stats", "Cache", "Index"}))
 	})
 }
 
@@ -184,7 +186,7 @@ func goBuildFault(g *gctx, cat string) snip {
 	case "unused-var":
 		fn := g.fn(true)
 		v := g.nm.fresh(func() string {
-			return camel(false, pick(g.r, []string{"last", "max", "prev", "first", "count"}), capitalize(n))
+			return camel(false, family.Pick(g.r, []string{"last", "max", "prev", "first", "count"}), capitalize(n))
 		})
 		return mk(cat, "build", fn, nil, `
 func {fn}(xs []int) int {
@@ -243,7 +245,7 @@ func {fn}({f} int) string {
 } //ERR`, "fn", fn, "f", f)
 	case "undefined":
 		fn := g.fn(true)
-		u := g.nm.fresh(func() string { return camel(false, pick(g.r, verbs), capitalize(f)) })
+		u := g.nm.fresh(func() string { return camel(false, family.Pick(g.r, verbs), capitalize(f)) })
 		return mk(cat, "build", fn, []string{"strings"}, `
 func {fn}(s string) string {
 	v := strings.TrimSpace(s)
@@ -297,7 +299,7 @@ func {fn}(name string) {T} {
 	return {T}{ID: name, {G}: 3} //ERR
 }`, "T", t, "fn", fn, "F", capitalize(f), "G", capitalize(f)+"Count")
 	default: // not-impl
-		i := g.nm.fresh(func() string { return capitalize(n) + pick(g.r, []string{"er", "Source", "Store", "Sink"}) })
+		i := g.nm.fresh(func() string { return capitalize(n) + family.Pick(g.r, []string{"er", "Source", "Store", "Sink"}) })
 		t, m1, m2 := g.typ(), g.fn(true), g.fn(true)
 		return mk("not-impl", "build", t, nil, `
 type {I} interface {
@@ -417,7 +419,7 @@ func {fn}(parent context.Context, ok bool) error {
 }`, "fn", fn, "n", n)
 	case "timeformat":
 		fn := g.fn(true)
-		layout := pick(g.r, []string{"2006-02-01", "2006-02-01 15:04", "2006-02-01T15:04:05"})
+		layout := family.Pick(g.r, []string{"2006-02-01", "2006-02-01 15:04", "2006-02-01T15:04:05"})
 		return mk(cat, "vet", fn, []string{"time"}, `
 func {fn}(t time.Time) string {
 	return t.Format("{l}") //ERR
@@ -658,7 +660,7 @@ var posnRe = regexp.MustCompile(`"posn": "` + regexp.QuoteMeta(homeDir) + `/([\w
 
 func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 	d := pickDomain(r)
-	mode := pick(r, []string{"build", "build", "vet", "vet", "buildvet", "buildvet", "vetjson"})
+	mode := family.Pick(r, []string{"build", "build", "vet", "vet", "buildvet", "buildvet", "vetjson"})
 	mod := "example.com/" + d.project
 	pkgs := append([]string(nil), d.pkgs...)
 	r.Shuffle(len(pkgs), func(i, j int) { pkgs[i], pkgs[j] = pkgs[j], pkgs[i] })
@@ -695,7 +697,7 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		fnm := newNamer(r)
 		var pf []*goFile
 		for i := 0; i < nf; i++ {
-			name := fnm.fresh(func() string { return pick(r, d.nouns) })
+			name := fnm.fresh(func() string { return family.Pick(r, d.nouns) })
 			gf := &goFile{pkg: p, rel: p + "/" + name + ".go"}
 			for k := 0; k < 2+r.IntN(4); k++ {
 				gf.snips = append(gf.snips, goFiller(g))
@@ -708,14 +710,14 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 			nfault := 2 + r.IntN(4)
 			used := map[string]bool{}
 			for k := 0; k < nfault; k++ {
-				gf := pick(r, pf)
+				gf := family.Pick(r, pf)
 				if r.IntN(6) == 0 && gf.unused == "" {
-					gf.unused = pick(r, []string{"os", "bytes", "io", "unicode", "math", "net/url", "bufio"})
+					gf.unused = family.Pick(r, []string{"os", "bytes", "io", "unicode", "math", "net/url", "bufio"})
 					continue
 				}
-				c := pick(r, buildCats)
+				c := family.Pick(r, buildCats)
 				if used[c] && r.IntN(2) == 0 {
-					c = pick(r, buildCats)
+					c = family.Pick(r, buildCats)
 				}
 				used[c] = true
 				s := goBuildFault(g, c)
@@ -725,8 +727,8 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		case "vet":
 			nfault := 1 + r.IntN(4)
 			for k := 0; k < nfault; k++ {
-				gf := pick(r, pf)
-				s := goVetFault(g, pick(r, vetCats))
+				gf := family.Pick(r, pf)
+				s := goVetFault(g, family.Pick(r, vetCats))
 				pos := r.IntN(len(gf.snips) + 1)
 				gf.snips = append(gf.snips[:pos], append([]snip{s}, gf.snips[pos:]...)...)
 			}
@@ -760,18 +762,18 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 	switch mode {
 	case "build":
 		text = runCmd(dir, goEnv, gob, "build", "./...")
-		buildEnd = len(splitLines(text))
+		buildEnd = len(family.SplitLines(text))
 	case "vet":
 		text = runCmd(dir, goEnv, gob, "vet", "./...")
 	case "vetjson":
 		text = runCmd(dir, goEnv, gob, "vet", "-json", "./...")
 	default:
 		b := runCmd(dir, goEnv, gob, "build", "./...")
-		buildEnd = len(splitLines(b))
+		buildEnd = len(family.SplitLines(b))
 		text = b + runCmd(dir, goEnv, gob, "vet", "./...")
 	}
-	text = clean(text, dir)
-	ls := splitLines(text)
+	text = family.Clean(text, dir)
+	ls := family.SplitLines(text)
 	// attribute diagnostics to faults
 	byLoc := func(file string, line int) *goFault {
 		for _, f := range faults {
@@ -892,7 +894,7 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 	}
 	for _, c := range sortedKeys(cats) {
 		if tq, ok := catQuestions[c]; ok {
-			qs = append(qs, question{pick(r, tq), group(func(f *goFault) bool { return f.cat == c })})
+			qs = append(qs, question{family.Pick(r, tq), group(func(f *goFault) bool { return f.cat == c })})
 		}
 	}
 	for _, f := range faults {
@@ -912,7 +914,7 @@ func genGo(r *rand.Rand, idx int, dir string) (*scenario, error) {
 	if mode != "vetjson" {
 		all := groupAll(func(f *goFault) bool { return true })
 		if len(all) <= 20 {
-			qs = append(qs, question{pick(r, []string{"What are all the problems reported here, with file and line?", "Give me every diagnostic in this output."}), all})
+			qs = append(qs, question{family.Pick(r, []string{"What are all the problems reported here, with file and line?", "Give me every diagnostic in this output."}), all})
 		}
 	}
 	path := map[string]string{"build": "go-build.txt", "vet": "go-vet.txt", "buildvet": "go-build-vet.txt", "vetjson": "go-vet-json.txt"}[mode]

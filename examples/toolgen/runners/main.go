@@ -50,27 +50,20 @@ package main
 
 import (
 	"cmp"
-	"compress/gzip"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"log"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/prunekit/pruner/internal/evalset"
-	lmtrain "github.com/prunekit/pruner/internal/linemodel/train"
+	"github.com/prunekit/pruner/examples/toolgen/internal/family"
 )
 
 // Case is one training record, in the training data files' format.
-type Case = lmtrain.Case
+type Case = family.Case
 
 // question is one query over a scenario's output with its gold lines.
 type question struct {
@@ -114,198 +107,29 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		log.Printf("%s: %d scenarios (%d dropped), %d cases (%d train, %d val) in %s",
-			f, st.scenarios, st.dropped, st.train+st.val, st.train, st.val, time.Since(start).Round(time.Second))
+		log.Printf("%s: %s in %s", f, st, time.Since(start).Round(time.Second))
 	}
 }
 
-type stats struct{ scenarios, dropped, train, val int }
-
-// runFamily generates n scenarios of one family and writes <out>/<family>.jsonl.gz.
-func runFamily(fam, out string, seed uint64, n, workers int) (stats, error) {
-	var st stats
+// runFamily generates n scenarios of one family with the generators'
+// shared frame and writes <out>/<family>.jsonl.gz.
+func runFamily(fam, out string, seed uint64, n, workers int) (family.Stats, error) {
 	gen, ok := families[fam]
 	if !ok {
-		return st, fmt.Errorf("unknown family %q", fam)
+		return family.Stats{}, fmt.Errorf("unknown family %q", fam)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return st, err
-	}
-	results := make([]*scenario, n)
-	errs := make([]error, n)
-	idxc := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < max(1, workers); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range idxc {
-				results[i], errs[i] = runOne(gen, fam, seed, i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		idxc <- i
-	}
-	close(idxc)
-	wg.Wait()
-
-	f, err := os.Create(filepath.Join(out, fam+".jsonl.gz"))
-	if err != nil {
-		return st, err
-	}
-	defer f.Close()
-	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
-	enc := json.NewEncoder(zw)
-	enc.SetEscapeHTML(false)
-	for i, sc := range results {
-		if errs[i] != nil || sc == nil || len(sc.qs) == 0 {
-			st.dropped++
-			if errs[i] != nil && os.Getenv("TOOLGEN_VERBOSE") != "" {
-				log.Printf("%s #%d dropped: %v", fam, i, errs[i])
-			}
-			continue
+	return family.Run(fam, func(r *rand.Rand, idx int, dir string) (*family.Scenario, error) {
+		sc, err := gen(r, idx, dir)
+		if err != nil {
+			return nil, err
 		}
-		st.scenarios++
-		cs := sc.cases(fam, isVal(seed, fam, i))
-		for _, c := range cs {
-			if c.Split == "val" {
-				st.val++
-			} else {
-				st.train++
-			}
-			if err := enc.Encode(c); err != nil {
-				return st, err
-			}
+		fs := &family.Scenario{Name: sc.name, Path: sc.path, Text: sc.text}
+		for _, q := range sc.qs {
+			fs.Qs = append(fs.Qs, family.Question{Query: q.query, Gold: q.gold})
 		}
-	}
-	if err := zw.Close(); err != nil {
-		return st, err
-	}
-	return st, f.Close()
+		return fs, nil
+	}, family.Options{Out: out, Seed: seed, N: n, Workers: workers, Verbose: os.Getenv("TOOLGEN_VERBOSE") != ""})
 }
-
-func scenarioRNG(seed uint64, fam string, idx int) *rand.Rand {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s/%d", fam, idx)
-	return rand.New(rand.NewPCG(seed, h.Sum64()))
-}
-
-func isVal(seed uint64, fam string, idx int) bool {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "split/%d/%s/%d", seed, fam, idx)
-	return h.Sum64()%20 == 0
-}
-
-// runOne makes a scratch directory, runs the generator and checks the result.
-func runOne(gen generator, fam string, seed uint64, idx int) (*scenario, error) {
-	dir, err := os.MkdirTemp("", "toolgen-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	sc, err := gen(scenarioRNG(seed, fam, idx), idx, dir)
-	if err != nil {
-		return nil, err
-	}
-	if strings.Contains(sc.text, dir) {
-		return nil, fmt.Errorf("scratch path left in output")
-	}
-	if err := sc.check(); err != nil {
-		return nil, err
-	}
-	return sc, nil
-}
-
-// check drops questions whose gold lines are not valid and fails when none is left.
-func (sc *scenario) check() error {
-	lines := splitLines(sc.text)
-	var kept []question
-	seen := map[string]bool{}
-	for _, q := range sc.qs {
-		g := uniqSorted(q.gold)
-		ok := len(g) > 0 && strings.TrimSpace(q.query) != ""
-		for _, l := range g {
-			if l < 1 || l > len(lines) || strings.TrimSpace(lines[l-1]) == "" {
-				ok = false
-			}
-		}
-		key := fmt.Sprint(g)
-		if ok && !seen[key] && !seen[q.query] {
-			seen[key], seen[q.query] = true, true
-			kept = append(kept, question{q.query, g})
-		}
-	}
-	if len(kept) > 5 {
-		kept = kept[:5]
-	}
-	sc.qs = kept
-	if len(kept) == 0 {
-		return fmt.Errorf("no valid question")
-	}
-	return nil
-}
-
-func (sc *scenario) cases(fam string, val bool) []Case {
-	split := "train"
-	if val {
-		split = "val"
-	}
-	n := len(splitLines(sc.text))
-	var cs []Case
-	for k, q := range sc.qs {
-		cs = append(cs, Case{Case: evalset.Case{
-			ID: fmt.Sprintf("tool:%s/%s#%d", fam, sc.name, k+1), Repo: "tool:" + fam,
-			Lang: "text", Path: sc.path, Kind: "tool", Query: q.query, Text: sc.text,
-			GoldLines: q.gold, WindowStart: 1, FileLines: n,
-		}, Split: split})
-	}
-	return cs
-}
-
-// splitLines splits like the eval sets: text.split("\n") without the empty
-// piece after a final newline.
-func splitLines(s string) []string {
-	ls := strings.Split(s, "\n")
-	if len(ls) > 0 && ls[len(ls)-1] == "" {
-		ls = ls[:len(ls)-1]
-	}
-	return ls
-}
-
-func uniqSorted(xs []int) []int {
-	m := map[int]bool{}
-	var out []int
-	for _, x := range xs {
-		if !m[x] {
-			m[x] = true
-			out = append(out, x)
-		}
-	}
-	sort.Ints(out)
-	return out
-}
-
-// clean replaces the scratch directory by homeDir.
-func clean(out, dir string) string {
-	out = strings.ReplaceAll(out, dir, homeDir)
-	return out
-}
-
-// truncateLines keeps at most max lines of s (whole lines).
-func truncateLines(s string, maxLines int) string {
-	ls := splitLines(s)
-	if len(ls) <= maxLines {
-		return s
-	}
-	return strings.Join(ls[:maxLines], "\n") + "\n"
-}
-
-// pick returns a random element.
-func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
 // fill replaces {key} placeholders.
 func fill(tmpl string, kv ...string) string {
@@ -318,9 +142,9 @@ func fill(tmpl string, kv ...string) string {
 // ask picks a named or a descriptive paraphrase (about half each when both exist).
 func ask(r *rand.Rand, named, descr []string, kv ...string) string {
 	if len(descr) > 0 && (len(named) == 0 || r.IntN(2) == 0) {
-		return fill(pick(r, descr), kv...)
+		return fill(family.Pick(r, descr), kv...)
 	}
-	return fill(pick(r, named), kv...)
+	return fill(family.Pick(r, named), kv...)
 }
 
 // capitalize the first letter.
@@ -369,17 +193,6 @@ func (n *namer) fresh(f func() string) string {
 			return c
 		}
 	}
-}
-
-// findLines returns the 1-based numbers of lines containing sub.
-func findLines(lines []string, sub string) []int {
-	var out []int
-	for i, l := range lines {
-		if strings.Contains(l, sub) {
-			out = append(out, i+1)
-		}
-	}
-	return out
 }
 
 // shuffleQs shuffles candidate questions.

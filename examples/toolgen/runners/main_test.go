@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prunekit/pruner/examples/toolgen/internal/family"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,7 +24,7 @@ func TestGenerateInvariants(t *testing.T) {
 			out := t.TempDir()
 			st, err := runFamily(fam, out, 7, 4, 2)
 			require.NoError(t, err)
-			if st.scenarios == 0 {
+			if st.Scenarios == 0 {
 				t.Skipf("every %s scenario was dropped; the local %s version probably formats its output differently from the one the generator targets", fam, tool)
 			}
 			f, err := os.Open(filepath.Join(out, fam+".jsonl.gz"))
@@ -37,7 +38,7 @@ func TestGenerateInvariants(t *testing.T) {
 				var c Case
 				require.NoError(t, dec.Decode(&c))
 				n++
-				ls := splitLines(c.Text)
+				ls := family.SplitLines(c.Text)
 				require.Equal(t, len(ls), c.FileLines)
 				require.NotEmpty(t, strings.TrimSpace(c.Query))
 				require.NotEmpty(t, c.GoldLines)
@@ -54,12 +55,12 @@ func TestGenerateInvariants(t *testing.T) {
 					}
 				}
 			}
-			require.Equal(t, st.train+st.val, n)
+			require.Equal(t, st.Train+st.Val, n)
 		})
 	}
 }
 
 func TestSplitLines(t *testing.T) {
-	require.Equal(t, []string{"a", "", "b"}, splitLines("a\n\nb\n"))
-	require.Equal(t, []string{"a"}, splitLines("a"))
+	require.Equal(t, []string{"a", "", "b"}, family.SplitLines("a\n\nb\n"))
+	require.Equal(t, []string{"a"}, family.SplitLines("a"))
 }

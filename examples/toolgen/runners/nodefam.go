@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/prunekit/pruner/examples/toolgen/internal/family"
 )
 
 // jsTest is one test written into a test file.
@@ -43,7 +45,7 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		}
 	}
 	for i := 0; i < nfiles; i++ {
-		base := nm.fresh(func() string { return pick(r, d.nouns) })
+		base := nm.fresh(func() string { return family.Pick(r, d.nouns) })
 		m := &mod{libRel: "lib/" + base + ".js", testRel: "test/" + base + ".test.js"}
 		mods = append(mods, m)
 		var ll []string
@@ -56,7 +58,7 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		}
 		var body []string
 		for _, fs := range specs {
-			fn := nm.fresh(func() string { return camel(false, fs.base, capitalize(pick(r, d.nouns))) })
+			fn := nm.fresh(func() string { return camel(false, fs.base, capitalize(family.Pick(r, d.nouns))) })
 			bug := r.IntN(5) < 3
 			b := 0
 			if bug {
@@ -77,7 +79,7 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 				}
 				seen[args] = true
 				want, got := fs.eval(false, a), fs.eval(bug, a)
-				name := fmt.Sprintf("%s %s(%s)", pick(r, caseDescs), fn, args)
+				name := fmt.Sprintf("%s %s(%s)", family.Pick(r, caseDescs), fn, args)
 				t := &jsTest{name: name, file: m.testRel, fail: want != got, kind: "assert", fnName: fn}
 				tests = append(tests, t)
 				body = append(body, fmt.Sprintf("  it('%s', () => {", name), fmt.Sprintf("    assert.strictEqual(%s(%s), %d);", fn, args, want), "  });")
@@ -88,7 +90,7 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		// extra failure kinds go into the first module
 		if i == 0 {
 			for _, k := range extraKinds {
-				n, f := pick(r, d.nouns), pick(r, d.fields)
+				n, f := family.Pick(r, d.nouns), family.Pick(r, d.fields)
 				switch k {
 				case "typeerror":
 					fn := nm.fresh(func() string { return camel(false, "describe", capitalize(n)) })
@@ -108,7 +110,7 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 					fn := nm.fresh(func() string { return camel(false, "wait", "For", capitalize(n)) })
 					ll = append(ll, fmt.Sprintf("function %s(ms) {", fn), "  return new Promise((resolve) => setTimeout(() => resolve(true), ms));", "}", "")
 					m.exports = append(m.exports, fn)
-					to := pick(r, []int{20, 50, 100})
+					to := family.Pick(r, []int{20, 50, 100})
 					name := fmt.Sprintf("%s settles quickly", fn)
 					body = append(body, "", fmt.Sprintf("test('%s', { timeout: %d }, async () => {", name, to), fmt.Sprintf("  assert.strictEqual(await %s(%d), true);", fn, to*4), "});")
 					tests = append(tests, &jsTest{name: name, file: m.testRel, fail: true, kind: k, fnName: fn, line: -len(body) + 2})
@@ -161,8 +163,8 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		args = []string{"--test", "--test-reporter=spec"}
 	}
 	out := runCmd(dir, []string{"NO_COLOR=1", "FORCE_COLOR=0"}, "node", args...)
-	text := clean(out, dir)
-	ls := splitLines(text)
+	text := family.Clean(out, dir)
+	ls := family.SplitLines(text)
 	// check the fail count
 	failRe := regexp.MustCompile(`^(?:# |ℹ )fail (\d+)$`)
 	okCount := false
@@ -202,12 +204,12 @@ func genNode(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		return g
 	}
 	if nfail > 0 && nfail <= 6 {
-		qs = append(qs, question{pick(r, []string{"Summarise every red case in this run with its message.", "Each failing spec here: name and diagnostic, please.", "Enumerate the not-ok entries together with their error output.", "Point me at all failures in this run and what they printed."}), all(func(*jsTest) bool { return true })})
+		qs = append(qs, question{family.Pick(r, []string{"Summarise every red case in this run with its message.", "Each failing spec here: name and diagnostic, please.", "Enumerate the not-ok entries together with their error output.", "Point me at all failures in this run and what they printed."}), all(func(*jsTest) bool { return true })})
 	}
 	for _, m := range mods {
 		g := all(func(t *jsTest) bool { return t.file == m.testRel })
 		if len(g) > 0 {
-			qs = append(qs, question{fill(pick(r, []string{"Show the broken cases from {f} along with the assertion output.", "What goes red in {f}?"}), "f", m.testRel), g})
+			qs = append(qs, question{fill(family.Pick(r, []string{"Show the broken cases from {f} along with the assertion output.", "What goes red in {f}?"}), "f", m.testRel), g})
 		}
 	}
 	byFn := map[string][]*jsTest{}

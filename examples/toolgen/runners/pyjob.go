@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+
+	"github.com/prunekit/pruner/examples/toolgen/internal/family"
 )
 
 type jobKind struct {
@@ -183,14 +185,14 @@ if __name__ == "__main__":
 type pyRec map[string]any
 
 func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
-	k := pick(r, jobKinds)
+	k := family.Pick(r, jobKinds)
 	d := pickDomain(r)
 	nUnits := 10 + r.IntN(40)
 	maxAtt := 3 + r.IntN(3)
 	plan := map[string]any{
 		"max_attempts": maxAtt, "run_id": fmt.Sprintf("%x", r.Uint32()), "endpoint": fmt.Sprintf("https://%s.internal.example:%d/v2", d.project, 8000+r.IntN(1000)),
-		"debug": r.IntN(10) < 7, "format": pick(r, logFormats), "uncaught": r.IntN(3) == 0,
-		"chain": pick(r, []string{"from", "from", "during"}),
+		"debug": r.IntN(10) < 7, "format": family.Pick(r, logFormats), "uncaught": r.IntN(3) == 0,
+		"chain": family.Pick(r, []string{"from", "from", "during"}),
 	}
 	prefix := strings.ToUpper(k.item[:min(3, len(k.item))])
 	units := map[string][]pyRec{}
@@ -201,7 +203,7 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		var items []pyRec
 		for j := 0; j < 2+r.IntN(12); j++ {
 			id += 1 + r.IntN(7)
-			rec := pyRec{"id": fmt.Sprintf("%s-%d", prefix, id), k.field: pick(r, []string{" EUR", "usd ", "Alpha", "b-2", " x1 "}), "raw": `{"ok": true, "v": 1}`, "done": r.IntN(10), "total": 10, "qty": fmt.Sprint(1 + r.IntN(40)), "hex": "6f6b", "size": 200 + r.IntN(90000)}
+			rec := pyRec{"id": fmt.Sprintf("%s-%d", prefix, id), k.field: family.Pick(r, []string{" EUR", "usd ", "Alpha", "b-2", " x1 "}), "raw": `{"ok": true, "v": 1}`, "done": r.IntN(10), "total": 10, "qty": fmt.Sprint(1 + r.IntN(40)), "hex": "6f6b", "size": 200 + r.IntN(90000)}
 			items = append(items, rec)
 			recs = append(recs, rec)
 		}
@@ -223,7 +225,7 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 			ev.fails, ev.giveUp = maxAtt, true
 		}
 		flaky[fmt.Sprint(u)] = ev.fails
-		flakyMsg[fmt.Sprint(u)] = pick(r, transientErrs)
+		flakyMsg[fmt.Sprint(u)] = family.Pick(r, transientErrs)
 		retries = append(retries, ev)
 	}
 	plan["flaky"], plan["flaky_msg"] = flaky, flakyMsg
@@ -243,19 +245,19 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 	_ = usable
 	var skips []string
 	for i := 0; i < r.IntN(5); i++ {
-		rec := pick(r, recs)
+		rec := family.Pick(r, recs)
 		if rec["skip"] == nil && rec["reject"] == nil {
-			rec["skip"] = pick(r, []string{k.field, "updated_at", "owner", "region"})
+			rec["skip"] = family.Pick(r, []string{k.field, "updated_at", "owner", "region"})
 			skips = append(skips, rec["id"].(string))
 		}
 	}
 	var reject pyRec
 	if r.IntN(2) == 0 {
-		reject = pick(r, recs)
+		reject = family.Pick(r, recs)
 		if reject["skip"] != nil {
 			reject = nil
 		} else {
-			reject["reject"] = pick(r, []string{"quota exceeded for owner", "duplicate key in target", "checksum mismatch", "payload larger than 5 MiB"})
+			reject["reject"] = family.Pick(r, []string{"quota exceeded for owner", "duplicate key in target", "checksum mismatch", "payload larger than 5 MiB"})
 		}
 	}
 	fatalKind := ""
@@ -263,7 +265,7 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 	if r.IntN(4) > 0 {
 		// fatal in the second half of the run
 		cands := recs[len(recs)/2:]
-		fatal = pick(r, cands)
+		fatal = family.Pick(r, cands)
 		if fatal["skip"] != nil || fatal["reject"] != nil || (reject != nil && fatal["id"] == reject["id"]) {
 			fatal = nil
 		} else if g, ok := flaky[fmt.Sprint(unitOf(fatal))]; ok && g >= maxAtt {
@@ -271,16 +273,16 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		}
 	}
 	if fatal != nil {
-		fatalKind = pick(r, []string{"keyerror", "json", "zerodiv", "intparse", "fnf", "unicode"})
+		fatalKind = family.Pick(r, []string{"keyerror", "json", "zerodiv", "intparse", "fnf", "unicode"})
 		switch fatalKind {
 		case "keyerror":
 			delete(fatal, k.field)
 		case "json":
-			fatal["raw"] = pick(r, []string{"", "{\"ok\": true,", "<html>502 Bad Gateway</html>"})
+			fatal["raw"] = family.Pick(r, []string{"", "{\"ok\": true,", "<html>502 Bad Gateway</html>"})
 		case "zerodiv":
 			fatal["total"] = 0
 		case "intparse":
-			fatal["qty"] = pick(r, []string{"n/a", "12.5", "", "twelve"})
+			fatal["qty"] = family.Pick(r, []string{"n/a", "12.5", "", "twelve"})
 		case "fnf":
 			fatal["blob"] = fmt.Sprintf("%s/%s.bin", k.unit, fatal["id"])
 		case "unicode":
@@ -299,11 +301,11 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		return nil, err
 	}
 	out := runCmd(dir, []string{"PYTHONUNBUFFERED=1"}, "python3", script)
-	text := neutralPython(clean(out, dir))
-	ls := splitLines(text)
+	text := neutralPython(family.Clean(out, dir))
+	ls := family.SplitLines(text)
 	if len(ls) > 900 {
-		text = truncateLines(text, 900)
-		ls = splitLines(text)
+		text = family.TruncateLines(text, 900)
+		ls = family.SplitLines(text)
 		if fatal != nil {
 			return nil, fmt.Errorf("too long with fatal")
 		}
@@ -312,12 +314,12 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 	U, I := k.unit, k.item
 	// retries
 	for _, ev := range retries {
-		g := findLines(ls, fmt.Sprintf("%s %d attempt ", U, ev.unit))
+		g := family.FindLines(ls, fmt.Sprintf("%s %d attempt ", U, ev.unit))
 		if len(g) != min(ev.fails, maxAtt-1) {
 			continue
 		}
 		if ev.giveUp {
-			gu := findLines(ls, fmt.Sprintf("giving up on %s %d after ", U, ev.unit))
+			gu := family.FindLines(ls, fmt.Sprintf("giving up on %s %d after ", U, ev.unit))
 			if len(gu) != 1 {
 				continue
 			}
@@ -325,7 +327,7 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 			qs = append(qs, question{ask(r, []string{"Show the attempts on {u} {n} up to the point the job stopped trying.", "{u} {n} never came through — which log lines show that?"}, []string{"One {u} exhausted its attempt budget; show its warnings and the final give-up line.", "Point me at the {u} that stayed broken despite repeated tries."}, "u", U, "n", fmt.Sprint(ev.unit)), g})
 			continue
 		}
-		ok := findLines(ls, fmt.Sprintf("%s %d fetched after %d attempts", U, ev.unit, ev.fails+1))
+		ok := family.FindLines(ls, fmt.Sprintf("%s %d fetched after %d attempts", U, ev.unit, ev.fails+1))
 		if len(ok) != 1 {
 			continue
 		}
@@ -334,14 +336,14 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 	}
 	// skips
 	if len(skips) > 0 {
-		g := findLines(ls, fmt.Sprintf("skipping %s ", I))
+		g := family.FindLines(ls, fmt.Sprintf("skipping %s ", I))
 		if len(g) == len(skips) {
 			qs = append(qs, question{ask(r, []string{"Which {i}s were skipped and why?"}, []string{"Did the job ignore any records? Which ones and for what reason?", "Which inputs were dropped because data was missing?"}, "i", I), g})
 		}
 	}
 	// survived exception
 	if reject != nil {
-		l := findLines(ls, fmt.Sprintf("failed to process %s %s, continuing", I, reject["id"]))
+		l := family.FindLines(ls, fmt.Sprintf("failed to process %s %s, continuing", I, reject["id"]))
 		if len(l) == 1 {
 			if tb := tracebackGold(ls, l[0]); len(tb) > 0 {
 				qs = append(qs, question{ask(r, []string{"Why did {i} {id} fail, and did the job continue?"}, []string{"One {i} raised an exception but the run kept going. Which one, and what was the error?", "Which record was rejected with a logged traceback, and for what reason?"}, "i", I, "id", reject["id"].(string)), append(l, tb...)})
@@ -349,7 +351,7 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 		}
 	}
 	if fatal != nil {
-		l := findLines(ls, fmt.Sprintf("unrecoverable error on %s %s in %s ", I, fatal["id"], U))
+		l := family.FindLines(ls, fmt.Sprintf("unrecoverable error on %s %s in %s ", I, fatal["id"], U))
 		if len(l) != 1 {
 			return nil, fmt.Errorf("fatal line not found")
 		}
@@ -358,12 +360,12 @@ func genJobLog(r *rand.Rand, idx int, dir string) (*scenario, error) {
 			return nil, fmt.Errorf("fatal traceback not found")
 		}
 		g := append([]int{l[0]}, tb...)
-		if a := findLines(ls, " aborted"); len(a) == 1 && a[0] > l[0] {
+		if a := family.FindLines(ls, " aborted"); len(a) == 1 && a[0] > l[0] {
 			g = append(g, a[0])
 		}
 		qs = append(qs, question{ask(r, nil, []string{"Show the crash: the triggering exception, the chained original one, and the frames that raised them.", "The process aborted — pull out the traceback lines that explain it.", "Where did the run die, and on which {i}?", "Give me the exception chain that killed this run."}, "i", I), g})
-	} else if f := findLines(ls, "finished: "); len(f) == 1 {
-		qs = append(qs, question{pick(r, []string{"Did the job finish, and how many {i}s were processed, skipped and failed?", "What are the final totals of the run?"}), f})
+	} else if f := family.FindLines(ls, "finished: "); len(f) == 1 {
+		qs = append(qs, question{family.Pick(r, []string{"Did the job finish, and how many {i}s were processed, skipped and failed?", "What are the final totals of the run?"}), f})
 		qs[len(qs)-1].query = fill(qs[len(qs)-1].query, "i", I)
 	}
 	return &scenario{name: fmt.Sprintf("%s-%04d", strings.ReplaceAll(k.job, " ", "-"), idx), path: strings.ReplaceAll(k.job, " ", "_") + ".log", text: text, qs: chooseQs(r, qs, 20)}, nil
