@@ -219,18 +219,7 @@ func (w *work) prepare() error {
 }
 
 func pickWork(r *rand.Rand) *work {
-	tot := 0
-	for _, w := range works {
-		tot += w.weight
-	}
-	k := r.IntN(tot)
-	for _, w := range works {
-		if k < w.weight {
-			return w
-		}
-		k -= w.weight
-	}
-	return works[0]
+	return family.PickWeighted(r, works, func(w *work) int { return w.weight })
 }
 
 // goCmd runs go with the environment a developer would have offline: the

@@ -83,18 +83,7 @@ func (rp repo) srcFiles(root string) []string {
 }
 
 func pickRepo(r *rand.Rand, pool []repo) repo {
-	tot := 0
-	for _, rp := range pool {
-		tot += rp.weight
-	}
-	n := r.IntN(tot)
-	for _, rp := range pool {
-		if n < rp.weight {
-			return rp
-		}
-		n -= rp.weight
-	}
-	return pool[0]
+	return family.PickWeighted(r, pool, func(rp repo) int { return rp.weight })
 }
 
 // reposDir is the folder of pristine checkouts (-repos).

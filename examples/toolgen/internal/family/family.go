@@ -267,6 +267,28 @@ func FindLines(lines []string, sub string) []int {
 // Pick returns a random element of xs.
 func Pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
+// PickWeighted returns an element of xs drawn with probability
+// proportional to weight(x); elements of weight 0 or less are never drawn
+// unless every weight is, when the first is returned.
+func PickWeighted[T any](r *rand.Rand, xs []T, weight func(T) int) T {
+	tot := 0
+	for _, x := range xs {
+		tot += max(0, weight(x))
+	}
+	if tot == 0 {
+		return xs[0]
+	}
+	k := r.IntN(tot)
+	for _, x := range xs {
+		w := max(0, weight(x))
+		if k < w {
+			return x
+		}
+		k -= w
+	}
+	return xs[0]
+}
+
 // Clean replaces the scratch directory dir by HomeDir, then scrubs what
 // else names this machine (see Scrub).
 func Clean(out, dir string) string { return Scrub(strings.ReplaceAll(out, dir, HomeDir)) }

@@ -1,6 +1,7 @@
 package family
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -76,4 +77,17 @@ func TestScrub(t *testing.T) {
 		assert.Equal(t, want, Scrub(in))
 		assert.Equal(t, want, Scrub(Scrub(in)), "idempotent")
 	}
+}
+
+func TestPickWeighted(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	counts := map[string]int{}
+	xs := []string{"a", "b", "never"}
+	w := map[string]int{"a": 1, "b": 3, "never": 0}
+	for range 4000 {
+		counts[PickWeighted(r, xs, func(x string) int { return w[x] })]++
+	}
+	assert.Zero(t, counts["never"])
+	assert.InDelta(t, 3.0, float64(counts["b"])/float64(counts["a"]), 0.4)
+	assert.Equal(t, "a", PickWeighted(r, xs, func(string) int { return 0 }))
 }
