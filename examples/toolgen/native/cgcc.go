@@ -562,14 +562,8 @@ func labelCGcc(r *rand.Rand, idx int, out string, code int, cmdline string, injs
 	}
 	inj := injs[0]
 	base := filepath.Base(inj.file)
-	var qs []family.Question
-	add := func(q string, g ...[]int) {
-		var all []int
-		for _, x := range g {
-			all = append(all, x...)
-		}
-		qs = append(qs, family.Question{Query: q, Gold: all})
-	}
+	var qs family.Questions
+	add := qs.Add
 	fkv := []string{"{file}", inj.file, "{base}", base, "{fn}", inj.fn, "{obj}", strings.TrimSuffix(strings.TrimPrefix(inj.file, "src/"), ".c") + ".o"}
 	if failed {
 		add(tmpl(r, []string{

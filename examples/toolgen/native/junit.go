@@ -240,16 +240,8 @@ func labelJunit(r *rand.Rand, idx int, out, cmdline, file string, m family.Mutat
 		return nil, fmt.Errorf("%d failures: too broad", len(fails))
 	}
 	class := strings.TrimSuffix(filepath.Base(file), ".java")
-	var qs []family.Question
-	add := func(q string, g ...[]int) {
-		var all []int
-		for _, x := range g {
-			all = append(all, x...)
-		}
-		if len(all) > 0 {
-			qs = append(qs, family.Question{Query: q, Gold: all})
-		}
-	}
+	var qs family.Questions
+	add := qs.Add
 	// The failing tests: tree lines and failure headers.
 	var heads []int
 	for _, f := range fails {

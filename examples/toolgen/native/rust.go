@@ -320,16 +320,8 @@ func labelCargoBuild(r *rand.Rand, idx int, out string, code int, cmdline, crate
 	base := filepath.Base(inj.file)
 	mod := strings.TrimSuffix(strings.TrimPrefix(inj.file, "src/"), ".rs")
 	kv := []string{"{file}", inj.file, "{base}", base, "{mod}", strings.ReplaceAll(mod, "/", "::"), "{crate}", crate}
-	var qs []family.Question
-	add := func(q string, g ...[]int) {
-		var all []int
-		for _, x := range g {
-			all = append(all, x...)
-		}
-		if len(all) > 0 {
-			qs = append(qs, family.Question{Query: q, Gold: all})
-		}
-	}
+	var qs family.Questions
+	add := qs.Add
 	if code != 0 {
 		add(tmpl(r, []string{
 			"Why does the build fail?", "What is rustc complaining about?", "Why doesn't {crate} compile anymore?", "What compile error did my change introduce?",

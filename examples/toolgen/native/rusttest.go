@@ -175,16 +175,8 @@ func labelCargoTest(r *rand.Rand, idx int, out, cmdline, file string, m family.M
 			return nil, fmt.Errorf("failure %s not fully parsed", f.name)
 		}
 	}
-	var qs []family.Question
-	add := func(q string, g ...[]int) {
-		var all []int
-		for _, x := range g {
-			all = append(all, x...)
-		}
-		if len(all) > 0 {
-			qs = append(qs, family.Question{Query: q, Gold: all})
-		}
-	}
+	var qs family.Questions
+	add := qs.Add
 	var names []int
 	for _, f := range fails {
 		names = append(names, f.testLine, f.listEntry)

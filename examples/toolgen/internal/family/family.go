@@ -49,6 +49,21 @@ type Scenario struct {
 	Qs     []Question
 }
 
+// Questions collects a scenario's questions.
+type Questions []Question
+
+// Add appends a question whose gold is the union of the given line sets;
+// a question with no gold line is left out (Check would drop it anyway).
+func (qs *Questions) Add(query string, gold ...[]int) {
+	var all []int
+	for _, g := range gold {
+		all = append(all, g...)
+	}
+	if len(all) > 0 {
+		*qs = append(*qs, Question{Query: query, Gold: all})
+	}
+}
+
 // Generator builds and runs one scenario in the scratch directory dir.
 // An error drops the scenario (the real output did not match what the
 // generator constructed, or the fault did not show).

@@ -91,3 +91,11 @@ func TestPickWeighted(t *testing.T) {
 	assert.InDelta(t, 3.0, float64(counts["b"])/float64(counts["a"]), 0.4)
 	assert.Equal(t, "a", PickWeighted(r, xs, func(string) int { return 0 }))
 }
+
+func TestQuestionsAdd(t *testing.T) {
+	var qs Questions
+	qs.Add("union", []int{3}, nil, []int{1, 2})
+	qs.Add("no gold", nil)
+	require.Len(t, qs, 1)
+	assert.Equal(t, Question{Query: "union", Gold: []int{3, 1, 2}}, qs[0])
+}
