@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,34 +33,11 @@ func TestServeHubModel(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
 	var stderr syncBuffer
-	go func() {
-		done <- run(ctx, []string{"-model", "hf:acme/tiny-swepruner", "-addr", "127.0.0.1:0"}, &stderr, ready)
-	}()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		t.Fatalf("run returned early: %v", err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not start")
-	}
-	body, _ := json.Marshal(map[string]any{"query": "add", "code": "def add(a, b):\n    return a + b\n", "threshold": 0})
-	resp, err := http.Post("http://"+addr+"/prune", "application/json", bytes.NewReader(body))
-	require.NoError(t, err)
-	var got map[string]any
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
-	resp.Body.Close()
-	assert.Equal(t, "def add(a, b):\n    return a + b", got["pruned_code"])
+	addr, done := startServer(ctx, t, []string{"-model", "hf:acme/tiny-swepruner", "-addr", "127.0.0.1:0"}, &stderr)
+	checkPrunesAdd(t, addr)
 	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not shut down")
-	}
+	waitShutdown(t, done)
 	assert.True(t, strings.Contains(stderr.String(), "downloading model.safetensors: done"), stderr.String())
 }
 

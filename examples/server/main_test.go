@@ -56,18 +56,37 @@ func TestParse(t *testing.T) {
 func TestServeAndShutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	model := filepath.Join(golden.Dir(), "tiny-swepruner")
+	addr, done := startServer(ctx, t, []string{"-model", model, "-addr", "127.0.0.1:0"}, io.Discard)
+	checkPrunesAdd(t, addr)
+	cancel()
+	waitShutdown(t, done)
+	_, err := http.Get("http://" + addr + "/health")
+	assert.Error(t, err)
+}
+
+// startServer runs the server with args until ctx ends and returns its
+// address once it listens, with the channel run's result arrives on.
+func startServer(ctx context.Context, t *testing.T, args []string, stderr io.Writer) (string, <-chan error) {
+	t.Helper()
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	model := filepath.Join(golden.Dir(), "tiny-swepruner")
-	go func() { done <- run(ctx, []string{"-model", model, "-addr", "127.0.0.1:0"}, io.Discard, ready) }()
-	var addr string
+	go func() { done <- run(ctx, args, stderr, ready) }()
 	select {
-	case addr = <-ready:
+	case addr := <-ready:
+		return addr, done
 	case err := <-done:
 		t.Fatalf("run returned early: %v", err)
 	case <-time.After(20 * time.Second):
 		t.Fatal("server did not start")
 	}
+	return "", nil
+}
+
+// checkPrunesAdd prunes a two-line function through the SWE-Pruner
+// endpoint with threshold 0, which keeps it whole.
+func checkPrunesAdd(t *testing.T, addr string) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": "add", "code": "def add(a, b):\n    return a + b\n", "threshold": 0})
 	resp, err := http.Post("http://"+addr+"/prune", "application/json", bytes.NewReader(body))
 	require.NoError(t, err)
@@ -75,14 +94,15 @@ func TestServeAndShutdown(t *testing.T) {
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
 	resp.Body.Close()
 	assert.Equal(t, "def add(a, b):\n    return a + b", got["pruned_code"])
+}
 
-	cancel()
+// waitShutdown waits for run to return nil after its context ended.
+func waitShutdown(t *testing.T, done <-chan error) {
+	t.Helper()
 	select {
 	case err := <-done:
 		require.NoError(t, err)
 	case <-time.After(20 * time.Second):
 		t.Fatal("server did not shut down")
 	}
-	_, err = http.Get("http://" + addr + "/health")
-	assert.Error(t, err)
 }
