@@ -1,7 +1,6 @@
 package fastcpu_test
 
 import (
-	"context"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -55,47 +54,34 @@ func TestGoldensBF16(t *testing.T) {
 			k := m.Config().NumRubrics
 			var worst struct{ hidden, emission, prob, logits, score float64 }
 			flips, decisions := 0, 0
-			for _, c := range g.Cases {
-				rows := make([][]int32, len(c.Chunks))
-				for i, ch := range c.Chunks {
-					rows[i] = ch.InputIDs
-				}
-				outs, err := m.RunInternals(context.Background(), rows)
+			eachGoldenChunk(t, m, g, func(_ *golden.Case, ch *golden.Chunk, o *skimmer.Output, lo, hi int) {
+				want, _, err := ch.EmissionsFlat()
 				require.NoError(t, err)
-				for i, ch := range c.Chunks {
-					o := outs[i]
-					lo, hi := ch.DocStart, ch.DocEnd
-					if ch.AllPositions() {
-						lo, hi = 0, len(ch.InputIDs)
-					}
-					want, _, err := ch.EmissionsFlat()
-					require.NoError(t, err)
-					worst.emission = max(worst.emission, maxDiff(want, o.Emissions[lo*k*2:hi*k*2]))
-					worst.logits = max(worst.logits, math.Abs(ch.LYes-float64(o.LYes)), math.Abs(ch.LNo-float64(o.LNo)))
-					worst.score = max(worst.score, math.Abs(ch.Score-float64(o.DocScore())))
-					if k == 1 {
-						for p := ch.DocStart; p < ch.DocEnd; p++ {
-							prob := 1 / (1 + math.Exp(float64(o.Emissions[2*p]-o.Emissions[2*p+1])))
-							ref := ch.KeepProbs[p-ch.DocStart]
-							worst.prob = max(worst.prob, math.Abs(prob-ref))
-							decisions++
-							if (prob >= 0.5) != (ref >= 0.5) {
-								flips++
-							}
+				worst.emission = max(worst.emission, maxDiff(want, o.Emissions[lo*k*2:hi*k*2]))
+				worst.logits = max(worst.logits, math.Abs(ch.LYes-float64(o.LYes)), math.Abs(ch.LNo-float64(o.LNo)))
+				worst.score = max(worst.score, math.Abs(ch.Score-float64(o.DocScore())))
+				if k == 1 {
+					for p := ch.DocStart; p < ch.DocEnd; p++ {
+						prob := 1 / (1 + math.Exp(float64(o.Emissions[2*p]-o.Emissions[2*p+1])))
+						ref := ch.KeepProbs[p-ch.DocStart]
+						worst.prob = max(worst.prob, math.Abs(prob-ref))
+						decisions++
+						if (prob >= 0.5) != (ref >= 0.5) {
+							flips++
 						}
-					} else {
-						worst.prob = max(worst.prob, maxDiff(flatten(ch.GatingWeights), o.Gates[lo*k:hi*k]))
 					}
-					if ch.FusedFeatures != nil {
-						worst.hidden = max(worst.hidden, maxDiff(flatten(ch.FusedFeatures), o.Fused))
-					}
-					for j, key := range idx {
-						if hs, ok := ch.HiddenStates[strconv.Itoa(key)]; ok {
-							worst.hidden = max(worst.hidden, maxDiff(flatten(hs), o.Hidden[j]))
-						}
+				} else {
+					worst.prob = max(worst.prob, maxDiff(flatten(ch.GatingWeights), o.Gates[lo*k:hi*k]))
+				}
+				if ch.FusedFeatures != nil {
+					worst.hidden = max(worst.hidden, maxDiff(flatten(ch.FusedFeatures), o.Fused))
+				}
+				for j, key := range idx {
+					if hs, ok := ch.HiddenStates[strconv.Itoa(key)]; ok {
+						worst.hidden = max(worst.hidden, maxDiff(flatten(hs), o.Hidden[j]))
 					}
 				}
-			}
+			})
 			t.Logf("bf16 vs PyTorch float32: hidden %.3g, emissions %.3g, probabilities/gates %.3g, document logits %.3g, score %.3g; keep decisions flipped %d of %d",
 				worst.hidden, worst.emission, worst.prob, worst.logits, worst.score, flips, decisions)
 			require.LessOrEqual(t, worst.hidden, tolBF16Hidden, "hidden states")

@@ -98,47 +98,58 @@ func checkGoldens(t *testing.T, backend backends.Backend) {
 			require.NoError(t, err)
 			idx := m.Config().LayerIndices
 			k := m.Config().NumRubrics
-			for _, c := range g.Cases {
-				rows := make([][]int32, len(c.Chunks))
-				for i, ch := range c.Chunks {
-					rows[i] = ch.InputIDs
-				}
-				outs, err := m.RunInternals(context.Background(), rows)
+			eachGoldenChunk(t, m, g, func(c *golden.Case, ch *golden.Chunk, o *skimmer.Output, lo, hi int) {
+				want, wk, err := ch.EmissionsFlat()
 				require.NoError(t, err)
-				for i, ch := range c.Chunks {
-					o := outs[i]
-					lo, hi := ch.DocStart, ch.DocEnd
-					if ch.AllPositions() {
-						lo, hi = 0, len(ch.InputIDs)
+				require.Equal(t, k, wk)
+				require.LessOrEqual(t, maxDiff(want, o.Emissions[lo*k*2:hi*k*2]), tolEmission, c.Name+" emissions")
+				require.InDelta(t, ch.LYes, o.LYes, tolDocLogits, c.Name+" l_yes")
+				require.InDelta(t, ch.LNo, o.LNo, tolDocLogits, c.Name+" l_no")
+				require.InDelta(t, ch.Score, o.DocScore(), tolScore, c.Name+" score")
+				if k == 1 {
+					probs := make([]float32, 0, ch.DocEnd-ch.DocStart)
+					for p := ch.DocStart; p < ch.DocEnd; p++ {
+						probs = append(probs, float32(1/(1+math.Exp(float64(o.Emissions[2*p]-o.Emissions[2*p+1])))))
 					}
-					want, wk, err := ch.EmissionsFlat()
-					require.NoError(t, err)
-					require.Equal(t, k, wk)
-					require.LessOrEqual(t, maxDiff(want, o.Emissions[lo*k*2:hi*k*2]), tolEmission, c.Name+" emissions")
-					require.InDelta(t, ch.LYes, o.LYes, tolDocLogits, c.Name+" l_yes")
-					require.InDelta(t, ch.LNo, o.LNo, tolDocLogits, c.Name+" l_no")
-					require.InDelta(t, ch.Score, o.DocScore(), tolScore, c.Name+" score")
-					if k == 1 {
-						probs := make([]float32, 0, ch.DocEnd-ch.DocStart)
-						for p := ch.DocStart; p < ch.DocEnd; p++ {
-							probs = append(probs, float32(1/(1+math.Exp(float64(o.Emissions[2*p]-o.Emissions[2*p+1])))))
-						}
-						require.LessOrEqual(t, maxDiff(ch.KeepProbs, probs), tolProb, c.Name+" keep probs")
-					} else {
-						require.LessOrEqual(t, maxDiff(flatten(ch.GatingWeights), o.Gates[lo*k:hi*k]), tolProb, c.Name+" gates")
-					}
-					if ch.FusedFeatures != nil {
-						require.LessOrEqual(t, maxDiff(flatten(ch.FusedFeatures), o.Fused), tolHidden, c.Name+" fused")
-					}
-					for j, key := range idx {
-						hs, ok := ch.HiddenStates[strconv.Itoa(key)]
-						if !ok {
-							continue
-						}
-						require.LessOrEqual(t, maxDiff(flatten(hs), o.Hidden[j]), tolHidden, c.Name+" hidden "+strconv.Itoa(key))
-					}
+					require.LessOrEqual(t, maxDiff(ch.KeepProbs, probs), tolProb, c.Name+" keep probs")
+				} else {
+					require.LessOrEqual(t, maxDiff(flatten(ch.GatingWeights), o.Gates[lo*k:hi*k]), tolProb, c.Name+" gates")
 				}
-			}
+				if ch.FusedFeatures != nil {
+					require.LessOrEqual(t, maxDiff(flatten(ch.FusedFeatures), o.Fused), tolHidden, c.Name+" fused")
+				}
+				for j, key := range idx {
+					hs, ok := ch.HiddenStates[strconv.Itoa(key)]
+					if !ok {
+						continue
+					}
+					require.LessOrEqual(t, maxDiff(flatten(hs), o.Hidden[j]), tolHidden, c.Name+" hidden "+strconv.Itoa(key))
+				}
+			})
 		})
+	}
+}
+
+// eachGoldenChunk runs every case of g through m and calls f for each of
+// its chunks with the chunk's outputs and the span [lo, hi) of positions
+// the reference scored.
+func eachGoldenChunk(t *testing.T, m *skimmer.Model, g *golden.File, f func(c *golden.Case, ch *golden.Chunk, o *skimmer.Output, lo, hi int)) {
+	t.Helper()
+	for ci := range g.Cases {
+		c := &g.Cases[ci]
+		rows := make([][]int32, len(c.Chunks))
+		for i, ch := range c.Chunks {
+			rows[i] = ch.InputIDs
+		}
+		outs, err := m.RunInternals(context.Background(), rows)
+		require.NoError(t, err)
+		for i := range c.Chunks {
+			ch := &c.Chunks[i]
+			lo, hi := ch.DocStart, ch.DocEnd
+			if ch.AllPositions() {
+				lo, hi = 0, len(ch.InputIDs)
+			}
+			f(c, ch, &outs[i], lo, hi)
+		}
 	}
 }
