@@ -111,7 +111,7 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 		}
 		return p, nil
 	}
-	name, err := backend.WithPrecision(cfg.backend, string(cfg.precision))
+	name, graphBF16, err := backend.WithPrecision(cfg.backend, string(cfg.precision))
 	if err != nil {
 		return nil, fmt.Errorf("pruner: %w: %w", ErrUnsupportedBackend, err)
 	}
@@ -119,7 +119,11 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pruner: %w: %w", ErrUnsupportedBackend, err)
 	}
-	model, err := skimmer.LoadContext(ctx, dir, b)
+	var lopts []skimmer.LoadOption
+	if graphBF16 {
+		lopts = append(lopts, skimmer.WithBF16Products())
+	}
+	model, err := skimmer.LoadContext(ctx, dir, b, lopts...)
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(err, skimmer.ErrCheckpoint) {
 			return nil, fmt.Errorf("pruner: load %s: %w", dir, err)

@@ -55,18 +55,24 @@ func multiHeadAttention(ctx *context.Context, x, validMask *Node, numHeads int) 
 	hd := e / numHeads
 	w := Weight(ctx, g, "in_proj_weight", 3*e, e)
 	bias := Weight(ctx, g, "in_proj_bias", 3*e)
-	qkv := Add(DotGeneral(x, []int{2}, nil, w, []int{1}, nil), ExpandLeftToRank(bias, 3)) // [b,s,3e]
+	var qkv *Node
+	if BF16Products(ctx) {
+		qkv = dotBF16(ConvertDType(x, dtypes.BFloat16), []int{2}, ConvertDType(w, dtypes.BFloat16), []int{1})
+	} else {
+		qkv = DotGeneral(x, []int{2}, nil, w, []int{1}, nil)
+	}
+	qkv = Add(qkv, ExpandLeftToRank(bias, 3)) // [b,s,3e]
 	split := func(i int) *Node {
 		part := Slice(qkv, AxisRange(), AxisRange(), AxisRange(i*e, (i+1)*e))
 		return Reshape(part, b, s, numHeads, hd)
 	}
 	q, k, v := split(0), split(1), split(2)
-	scores := Einsum("bqhd,bkhd->bhqk", q, k)
+	scores := einsum(ctx, "bqhd,bkhd->bhqk", q, k)
 	scores = MulScalar(scores, 1/math.Sqrt(float64(hd)))
 	mask := BroadcastToDims(Reshape(validMask, b, 1, 1, s), b, numHeads, s, s)
 	scores = Where(mask, scores, Infinity(g, dtypes.Float32, -1))
 	probs := Softmax(scores, -1)
-	attn := Reshape(Einsum("bhqk,bkhd->bqhd", probs, v), b, s, e)
+	attn := Reshape(einsum(ctx, "bhqk,bkhd->bqhd", probs, v), b, s, e)
 	return Linear(ctx.In("out_proj"), attn, e, e, true)
 }
 

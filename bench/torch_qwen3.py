@@ -41,6 +41,8 @@ CONFIGS = {  # same table as bench/qwen3/main.go
     "tiny": dict(hidden=16, layers=4, heads=4, kv_heads=2, head_dim=8, inter=48),
     "h256": dict(hidden=256, layers=4, heads=4, kv_heads=2, head_dim=64, inter=768),
     "l1-0.6b": dict(hidden=1024, layers=1, heads=16, kv_heads=8, head_dim=128, inter=3072),
+    # The whole Qwen3-0.6B backbone (bench/checkpoint's shape), for GPU runs.
+    "0.6b": dict(hidden=1024, layers=28, heads=16, kv_heads=8, head_dim=128, inter=3072),
 }
 VOCAB = 4096
 EPS = 1e-6
@@ -79,6 +81,14 @@ class Qwen3:
         inv = 1.0 / (THETA ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
         self.inv_freq = inv
 
+    def to(self, device, dtype):
+        """Moves the weights (not the rotary frequencies) to device and dtype."""
+        self.embed = self.embed.to(device, dtype)
+        self.norm = self.norm.to(device, dtype)
+        self.layers = [{k: w.to(device, dtype) for k, w in L.items()} for L in self.layers]
+        self.inv_freq = self.inv_freq.to(device)
+        return self
+
     def causal(self, s):
         """The strictly-upper (masked) triangle, cached per length."""
         if getattr(self, "_mask_len", None) != s:
@@ -89,10 +99,10 @@ class Qwen3:
         c = self.c
         b, s = ids.shape
         d, hq, hkv = c["head_dim"], c["heads"], c["kv_heads"]
-        pos = torch.arange(s, dtype=torch.float32)
+        pos = torch.arange(s, dtype=torch.float32, device=self.inv_freq.device)
         freqs = torch.outer(pos, self.inv_freq)
         emb = torch.cat((freqs, freqs), dim=-1)
-        cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+        cos, sin = emb.cos()[None, None].to(self.embed.dtype), emb.sin()[None, None].to(self.embed.dtype)
         x = F.embedding(ids, self.embed)
         for L in self.layers:
             h = rms_norm(x, L["ln1"])
@@ -142,6 +152,9 @@ def main():
                     help="eager: explicit masked softmax as HF's eager path (torch 1.13 has no SDPA); "
                          "inplace: scale folded into q, cached mask filled in place; "
                          "sdpa: F.scaled_dot_product_attention(is_causal=True), torch >= 2.0")
+    ap.add_argument("--device", default="cpu", help="torch device, e.g. cuda")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "tf32"],
+                    help="weights and activations; tf32: float32 with TF32 matrix products (CUDA)")
     ap.add_argument("--matmul", default=None, metavar="M,K,N",
                     help="time F.linear(x[M,K], w[N,K]) instead and print GFLOP/s")
     ap.add_argument("--export-onnx", default=None, metavar="FILE",
@@ -167,18 +180,27 @@ def main():
                               blas_threads=int(os.environ["OPENBLAS_NUM_THREADS"]), blas=blas())))
         return
     m = Qwen3(CONFIGS[a.config], torch.Generator().manual_seed(1))
-    ids = (torch.arange(a.tokens) * 7919 % VOCAB)[None]
+    torch.backends.cuda.matmul.allow_tf32 = a.dtype == "tf32"
+    m.to(a.device, torch.bfloat16 if a.dtype == "bfloat16" else torch.float32)
+    ids = (torch.arange(a.tokens) * 7919 % VOCAB)[None].to(a.device)
+
+    def sync():
+        if a.device.startswith("cuda"):
+            torch.cuda.synchronize()
+
     best = None
     with torch.inference_mode():
         m.forward(ids, a.attn)  # warm-up
+        sync()
         for _ in range(a.reps):
             t = time.perf_counter()
             m.forward(ids, a.attn)
+            sync()
             ms = (time.perf_counter() - t) * 1000
             best = ms if best is None else min(best, ms)
     print(json.dumps(dict(config=a.config, tokens=a.tokens, ms=best, threads=a.threads,
                           blas_threads=int(os.environ["OPENBLAS_NUM_THREADS"]), attn=a.attn,
-                          torch=torch.__version__, blas=blas())))
+                          device=a.device, dtype=a.dtype, torch=torch.__version__, blas=blas())))
 
 
 class _Exported(torch.nn.Module):

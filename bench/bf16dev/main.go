@@ -43,16 +43,23 @@ func run() error {
 	dev := flag.String("dev", "/work/shared/evalsets/dev", "folder of *.jsonl dev sets")
 	limit := flag.Int("limit", 0, "cases per set (0: all)")
 	rounds := flag.Int("rounds", 1, "prunes per case and precision, alternating which goes first; the fastest of each is timed")
+	backendName := flag.String("backend", "", "backend of both pruners (pruner.WithBackend), e.g. xla:/path/to/xla_cuda_plugin.so")
+	concurrent := flag.Int("concurrent", 0, "after the sets, prune the first case this many times at once through each pruner (one model, shared) and report the wall time")
 	flag.Parse()
 	ctx := context.Background()
-	f32, err := pruner.Load(ctx, *model)
+	opts := []pruner.Option{pruner.WithBackend(*backendName)}
+	start := time.Now()
+	f32, err := pruner.Load(ctx, *model, opts...)
 	if err != nil {
 		return err
 	}
-	bf, err := pruner.Load(ctx, *model, pruner.WithPrecision(pruner.BF16))
+	fmt.Printf("load float32: %v\n", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	bf, err := pruner.Load(ctx, *model, append(opts, pruner.WithPrecision(pruner.BF16))...)
 	if err != nil {
 		return err
 	}
+	fmt.Printf("load bf16: %v\n", time.Since(start).Round(time.Millisecond))
 	files, err := filepath.Glob(filepath.Join(*dev, "*.jsonl"))
 	if err != nil {
 		return err
@@ -61,7 +68,7 @@ func run() error {
 	if len(files) == 0 {
 		return fmt.Errorf("no *.jsonl in %s", *dev)
 	}
-	fmt.Printf("model=%s dev=%s limit=%d rounds=%d\n", *model, *dev, *limit, *rounds)
+	fmt.Printf("model=%s dev=%s limit=%d rounds=%d backend=%q\n", *model, *dev, *limit, *rounds, *backendName)
 	fmt.Printf("%-28s %5s %7s %8s %7s %6s %11s %10s %9s %9s\n", "set", "docs", "lines", "changed", "share", "docs≠", "tokscore_Δ", "docscore_Δ", "f32_s", "bf16_s")
 	var tot struct {
 		docs, lines, changed, docsChanged int
@@ -92,7 +99,12 @@ func run() error {
 					if err != nil {
 						return fmt.Errorf("%s: %w", c.ID, err)
 					}
-					if d := time.Since(start); *best == 0 || d < *best {
+					d := time.Since(start)
+					if *rounds > 1 {
+						fmt.Printf("  %s round %d %s: %v (%d windows, %d input tokens)\n", c.ID, r, map[bool]string{true: "float32", false: "bf16"}[p == f32],
+							d.Round(10*time.Microsecond), out.Windows, out.Tokens.Input)
+					}
+					if *best == 0 || d < *best {
 						*best = d
 					}
 					*res = out
@@ -131,7 +143,45 @@ func run() error {
 	}
 	fmt.Printf("%-28s %5d %7d %8d %6.2f%% %6d %11.3g %10.3g %9.1f %9.1f\n", "all", tot.docs, tot.lines, tot.changed,
 		100*float64(tot.changed)/float64(max(1, tot.lines)), tot.docsChanged, tot.tok, tot.doc, tot.t32.Seconds(), tot.t16.Seconds())
+	if *concurrent > 0 {
+		cases, err := readCases(files[0], 1)
+		if err != nil || len(cases) == 0 {
+			return fmt.Errorf("concurrent: no case in %s: %v", files[0], err)
+		}
+		for _, p := range []struct {
+			name string
+			p    *pruner.Pruner
+		}{{"float32", f32}, {"bf16", bf}} {
+			d, err := pruneConcurrently(ctx, p.p, cases[0], *concurrent)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("concurrent %s: %d prunes of %s at once through one pruner: %v wall, %v per prune\n",
+				p.name, *concurrent, cases[0].ID, d.Round(time.Millisecond), (d / time.Duration(*concurrent)).Round(100*time.Microsecond))
+		}
+	}
 	return nil
+}
+
+// pruneConcurrently prunes c n times at once through p (as a server does
+// with concurrent requests: one model, its weights shared) and returns the
+// wall time.
+func pruneConcurrently(ctx context.Context, p *pruner.Pruner, c devCase, n int) (time.Duration, error) {
+	errs := make(chan error, n)
+	start := time.Now()
+	for range n {
+		go func() {
+			_, err := p.Prune(ctx, c.Query, c.Text)
+			errs <- err
+		}()
+	}
+	var first error
+	for range n {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return time.Since(start), first
 }
 
 func readCases(file string, limit int) ([]devCase, error) {

@@ -49,6 +49,8 @@ var configs = map[string]backbone.Config{
 	"tiny":    {HiddenSize: 16, NumLayers: 4, NumHeads: 4, NumKVHeads: 2, HeadDim: 8, IntermediateSize: 48},
 	"h256":    {HiddenSize: 256, NumLayers: 4, NumHeads: 4, NumKVHeads: 2, HeadDim: 64, IntermediateSize: 768},
 	"l1-0.6b": {HiddenSize: 1024, NumLayers: 1, NumHeads: 16, NumKVHeads: 8, HeadDim: 128, IntermediateSize: 3072},
+	// The whole Qwen3-0.6B backbone, for accelerators.
+	"0.6b": {HiddenSize: 1024, NumLayers: 28, NumHeads: 16, NumKVHeads: 8, HeadDim: 128, IntermediateSize: 3072},
 }
 
 func main() {
@@ -59,7 +61,7 @@ func main() {
 }
 
 func run() error {
-	cfgList := flag.String("config", "tiny,h256,l1-0.6b", "comma-separated configs: tiny, h256, l1-0.6b")
+	cfgList := flag.String("config", "tiny,h256,l1-0.6b", "comma-separated configs: tiny, h256, l1-0.6b, 0.6b (all 28 layers, for accelerators)")
 	tokList := flag.String("tokens", "512,2048", "comma-separated sequence lengths")
 	backendName := flag.String("backend", "fastgo", `GoMLX backend: "fastgo" (internal/fastcpu; "fastgo,avx2" or "fastgo,purego" force those kernels) or any name internal/backend.New accepts, e.g. "simplego" (plain GoMLX pure Go backend)`)
 	reps := flag.Int("reps", 3, "timed repetitions per case (the minimum is reported)")
@@ -74,7 +76,8 @@ func run() error {
 	ortThreads := flag.Int("ort-threads", 2, "ONNX Runtime intra-op threads")
 	onnxDir := flag.String("onnx-dir", filepath.Join(os.TempDir(), "pruner-qwen3-onnx"), "cache directory of the exported ONNX models (one per config, tokens and torch_qwen3.py version)")
 	node := flag.String("node", "node", "Node.js executable")
-	precisions := flag.String("precision", "float32", `comma-separated precisions of the Go weight products timed side by side, each case alternating between them: "float32", "bf16" (fastgo's bfloat16 products, AVX512_BF16 only), e.g. "float32,bf16"`)
+	precisions := flag.String("precision", "float32", `comma-separated precisions of the Go weight products timed side by side, each case alternating between them: "float32", "bf16" (fastgo's bfloat16 weight products, AVX512_BF16 only; on XLA the graph's bfloat16 products, as pruner.BF16), e.g. "float32,bf16"`)
+	queryBlock := flag.Int("query-block", 0, "decoder attention in blocks of this many queries (backbone.ParamQueryBlock, as pruner.Load builds it for XLA); 0: one block")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -90,6 +93,7 @@ func run() error {
 
 	precs := strings.Split(*precisions, ",")
 	var bs []backends.Backend
+	graphBF16 := make([]bool, len(precs))
 	for i, prec := range precs {
 		prec = strings.TrimSpace(prec)
 		precs[i] = prec
@@ -105,7 +109,13 @@ func run() error {
 			}
 			b, err = fastcpu.New(strings.TrimPrefix(cfg, ","))
 		case prec == "bf16":
-			return fmt.Errorf("-precision bf16 needs -backend fastgo (got %q)", *backendName)
+			// Other backends (XLA) get bfloat16 products in the graph, as
+			// pruner.BF16 builds them there.
+			var name string
+			if name, graphBF16[i], err = backend.WithPrecision(*backendName, backend.BF16); err != nil {
+				return err
+			}
+			b, err = backend.New(name)
 		default:
 			b, err = backend.New(*backendName)
 		}
@@ -169,8 +179,14 @@ func run() error {
 		}
 		cfg.VocabSize, cfg.RopeTheta, cfg.RMSNormEps = benchVocab, backbone.DefaultRopeTheta, backbone.DefaultRMSNormEps
 		var es []*mlctx.Exec
-		for _, b := range bs {
+		for i, b := range bs {
 			ctx := randomContext(cfg) // the same weights; one context per backend
+			if graphBF16[i] {
+				ctx.SetParam(backbone.ParamBF16Products, true)
+			}
+			if *queryBlock > 0 {
+				ctx.SetParam(backbone.ParamQueryBlock, *queryBlock)
+			}
 			e, err := mlctx.NewExec(b, ctx, func(ctx *mlctx.Context, ids *Node) *Node {
 				return backbone.Forward(ctx.In("backbone"), cfg, ids, cfg.NumLayers)[0]
 			})

@@ -74,33 +74,39 @@ func newSimpleGo(config string) (backends.Backend, error) {
 // Precisions accepted by WithPrecision.
 const (
 	Float32 = "float32" // float32 products (the default; every golden holds bit for bit)
-	BF16    = "bf16"    // bfloat16 weight products, float32 accumulation (Go backend, AVX512_BF16)
+	BF16    = "bf16"    // bfloat16 products, float32 accumulation (Go backend with AVX512_BF16, or XLA)
 )
 
 // WithPrecision returns the backend name that runs name's models with the
-// given precision of the weight products. Float32 (or "") returns name
-// unchanged. BF16 needs the Go backend: "", Auto and Go become "go:bf16"
-// (Auto then never picks XLA), "go:CONFIG" gets ",bf16" appended; any other
-// backend is an error wrapping ErrUnavailable. Whether the CPU can run it
-// (AVX512_BF16) is checked by New, which returns an error wrapping
-// ErrUnavailable and fastcpu.ErrNoBF16 where it cannot.
-func WithPrecision(name, precision string) (string, error) {
+// given precision of the products, and whether the graph itself must
+// multiply bfloat16 operands (backbone.ParamBF16Products). Float32 (or "")
+// returns name unchanged. BF16 on the Go backend: "", Auto and Go become
+// "go:bf16" (Auto then never picks XLA), "go:CONFIG" gets ",bf16" appended,
+// and the backend rounds the weight products itself. BF16 on XLA keeps the
+// name and builds bfloat16 products in the graph (weights and attention:
+// a GPU's tensor cores). Any other backend is an error wrapping
+// ErrUnavailable. Whether the CPU can run the Go form (AVX512_BF16) is
+// checked by New, which returns an error wrapping ErrUnavailable and
+// fastcpu.ErrNoBF16 where it cannot.
+func WithPrecision(name, precision string) (backendName string, graphBF16 bool, err error) {
 	switch precision {
 	case "", Float32:
-		return name, nil
+		return name, false, nil
 	case BF16:
 	default:
-		return "", fmt.Errorf("%w: unknown precision %q (want %q or %q)", ErrUnavailable, precision, Float32, BF16)
+		return "", false, fmt.Errorf("%w: unknown precision %q (want %q or %q)", ErrUnavailable, precision, Float32, BF16)
 	}
 	kind, config, _ := strings.Cut(name, ":")
 	switch kind {
 	case "", Auto:
-		return Go + ":" + BF16, nil
+		return Go + ":" + BF16, false, nil
 	case Go:
 		if config == "" {
-			return Go + ":" + BF16, nil
+			return Go + ":" + BF16, false, nil
 		}
-		return Go + ":" + config + "," + BF16, nil
+		return Go + ":" + config + "," + BF16, false, nil
+	case XLA, "stablehlo", "pjrt":
+		return name, true, nil
 	}
-	return "", fmt.Errorf("%w: precision %q runs only on the %q backend, not %q", ErrUnavailable, BF16, Go, name)
+	return "", false, fmt.Errorf("%w: precision %q runs only on the %q and %q backends, not %q", ErrUnavailable, BF16, Go, XLA, name)
 }

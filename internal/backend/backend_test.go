@@ -46,16 +46,21 @@ func TestXLAWithoutPlugin(t *testing.T) {
 }
 
 func TestWithPrecision(t *testing.T) {
-	for _, c := range []struct{ name, prec, want string }{
-		{"", "", ""}, {"xla", Float32, "xla"}, {"", BF16, "go:bf16"}, {Auto, BF16, "go:bf16"},
-		{Go, BF16, "go:bf16"}, {"go:purego", BF16, "go:purego,bf16"},
+	for _, c := range []struct {
+		name, prec, want string
+		graph            bool
+	}{
+		{"", "", "", false}, {"xla", Float32, "xla", false}, {"", BF16, "go:bf16", false}, {Auto, BF16, "go:bf16", false},
+		{Go, BF16, "go:bf16", false}, {"go:purego", BF16, "go:purego,bf16", false},
+		{"xla:cuda", BF16, "xla:cuda", true}, {XLA, BF16, XLA, true},
 	} {
-		got, err := WithPrecision(c.name, c.prec)
+		got, graph, err := WithPrecision(c.name, c.prec)
 		require.NoError(t, err, c)
 		assert.Equal(t, c.want, got, c)
+		assert.Equal(t, c.graph, graph, c)
 	}
-	for _, c := range [][2]string{{SimpleGo, BF16}, {"xla:cuda", BF16}, {Go, "fp8"}} {
-		_, err := WithPrecision(c[0], c[1])
+	for _, c := range [][2]string{{SimpleGo, BF16}, {"go:purego", "fp8"}, {Go, "fp8"}} {
+		_, _, err := WithPrecision(c[0], c[1])
 		require.ErrorIs(t, err, ErrUnavailable, c)
 	}
 	// The Go backend in bfloat16: where the CPU has AVX512_BF16, weight

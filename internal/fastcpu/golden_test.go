@@ -84,15 +84,31 @@ func TestGoldensOnNamedBackend(t *testing.T) {
 	checkGoldens(t, b)
 }
 
+// TestGoldensQueryBlocks runs the goldens with the decoder's attention in
+// blocks of 16 queries (skimmer.WithQueryBlock, as pruner.Load builds it for
+// XLA) on simplego, which runs the graph as written: skipping the masked
+// keys must not move any output beyond the float32 tolerances. With
+// PRUNER_GOLDEN_BACKEND set it runs on that backend instead.
+func TestGoldensQueryBlocks(t *testing.T) {
+	name := os.Getenv("PRUNER_GOLDEN_BACKEND")
+	if name == "" {
+		name = pbackend.SimpleGo
+	}
+	b, err := pbackend.New(name)
+	require.NoError(t, err)
+	defer b.Finalize()
+	checkGoldens(t, b, skimmer.WithQueryBlock(16))
+}
+
 // checkGoldens compares the tiny checkpoints' internals on b with the
 // PyTorch reference at the stated tolerances.
-func checkGoldens(t *testing.T, backend backends.Backend) {
+func checkGoldens(t *testing.T, backend backends.Backend, opts ...skimmer.LoadOption) {
 	for _, tc := range []struct{ checkpoint, golden string }{
 		{"tiny-swepruner", "golden_swepruner.json"},
 		{"tiny-lamr", "golden_lamr.json"},
 	} {
 		t.Run(tc.checkpoint, func(t *testing.T) {
-			m, err := skimmer.Load(filepath.Join(golden.Dir(), tc.checkpoint), backend)
+			m, err := skimmer.Load(filepath.Join(golden.Dir(), tc.checkpoint), backend, opts...)
 			require.NoError(t, err)
 			g, err := golden.Load(tc.golden)
 			require.NoError(t, err)

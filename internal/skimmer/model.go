@@ -60,8 +60,30 @@ type Model struct {
 func (m *Model) Config() Config { return m.cfg }
 
 // Load is LoadContext without a context.
-func Load(dir string, backend backends.Backend) (*Model, error) {
-	return LoadContext(context.Background(), dir, backend)
+func Load(dir string, backend backends.Backend, opts ...LoadOption) (*Model, error) {
+	return LoadContext(context.Background(), dir, backend, opts...)
+}
+
+// LoadOption changes how a checkpoint's graph is built.
+type LoadOption func(*loadOptions)
+
+type loadOptions struct {
+	bf16Products bool
+	queryBlock   int
+}
+
+// WithBF16Products builds the graph with bfloat16 products
+// (backbone.ParamBF16Products): the fast path of XLA on a GPU.
+func WithBF16Products() LoadOption {
+	return func(o *loadOptions) { o.bf16Products = true }
+}
+
+// WithQueryBlock builds the decoder's causal attention over blocks of n
+// queries (backbone.ParamQueryBlock), skipping the masked keys. It is not
+// used by pruner.Load: on XLA CUDA it made the 28-layer graph's compilation
+// 2.6× slower (docs/performance.md) and its run time is not yet measured.
+func WithQueryBlock(n int) LoadOption {
+	return func(o *loadOptions) { o.queryBlock = n }
 }
 
 // LoadContext reads config.json and model.safetensors from dir and places
@@ -73,8 +95,12 @@ func Load(dir string, backend backends.Backend) (*Model, error) {
 // is fused into the conversion to float32). All such errors wrap
 // ErrCheckpoint. ctx is checked between tensors; a cancelled load returns
 // ctx's error (not ErrCheckpoint).
-func LoadContext(ctx context.Context, dir string, backend backends.Backend) (m *Model, err error) {
+func LoadContext(ctx context.Context, dir string, backend backends.Backend, opts ...LoadOption) (m *Model, err error) {
 	defer recoverErr(&err, "load checkpoint")
+	var lo loadOptions
+	for _, o := range opts {
+		o(&lo)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("skimmer: load %s: %w", dir, err)
 	}
@@ -174,6 +200,12 @@ func LoadContext(ctx context.Context, dir string, backend backends.Backend) (m *
 			}
 			m.RubricCRFs = append(m.RubricCRFs, w)
 		}
+	}
+	if lo.bf16Products {
+		m.ctx.SetParam(backbone.ParamBF16Products, true)
+	}
+	if lo.queryBlock > 0 {
+		m.ctx.SetParam(backbone.ParamQueryBlock, lo.queryBlock)
 	}
 	m.ctx = m.ctx.Reuse()
 	return m, nil
