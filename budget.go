@@ -24,7 +24,10 @@ func (p *Pruner) budgetCost(lines []chunk.Line, tokCost []int, inputToks int, la
 		for i := range cost {
 			cost[i] = 1
 		}
-		return max(1, int(math.RoundToEven(b.lines*float64(len(lines))))), cost, 1
+		// Placeholders are output lines too: below three, a line kept
+		// in the middle of the text cannot fit beside the two that fold
+		// what surrounds it, and the output would be placeholders alone.
+		return max(min(3, len(lines)), int(math.RoundToEven(b.lines*float64(len(lines))))), cost, 1
 	}
 	phCost = p.placeholderTokens(len(lines), lang)
 	if b.tokens > 0 {

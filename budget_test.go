@@ -248,9 +248,26 @@ func TestBudgets(t *testing.T) {
 			res, err := q.Prune(context.Background(), "how is PATH searched?", text)
 			require.NoError(t, err)
 			checkInvariants(t, text, res)
-			limit := max(1, int(math.RoundToEven(f*float64(n))))
+			limit := max(3, int(math.RoundToEven(f*float64(n))))
 			assert.LessOrEqual(t, outLines(res), limit, "line budget %v counts placeholder lines (notes %q)", f, res.Notes)
 			assert.Equal(t, strings.Count(res.Text, "\n"), outLines(res), "every output line is a kept line or a placeholder")
+		}
+	}
+	// A short text at a tight line budget keeps at least one line: the
+	// budget is never below min(3, n) output lines, room for one kept
+	// line between two placeholders (10% of 7 lines used to come back as
+	// one placeholder).
+	log := strings.Split("=== RUN   TestAdd\n--- FAIL: TestAdd (0.00s)\n    add_test.go:12: got 5, want 4\nFAIL\nexit status 1\nFAIL\tgithub.com/x/y\t0.003s\nok  \tgithub.com/x/z\t0.002s\nFAIL\n", "\n")
+	for n := 1; n < len(log); n++ {
+		short := strings.Join(log[:n], "\n") + "\n"
+		for _, f := range []float64{0.05, 0.1, 0.2} {
+			q, err := p.With(WithLineBudget(f), WithMinInputTokens(0))
+			require.NoError(t, err)
+			res, err := q.Prune(context.Background(), "why does TestAdd fail?", short)
+			require.NoError(t, err)
+			checkInvariants(t, short, res)
+			assert.NotEmpty(t, res.KeptLines(), "%d lines at %v: %q", n, f, res.Text)
+			assert.LessOrEqual(t, outLines(res), max(min(3, n), int(math.RoundToEven(f*float64(n)))), "%d lines at %v", n, f)
 		}
 	}
 	// The whole output, placeholders included, stays within a token

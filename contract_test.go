@@ -64,7 +64,7 @@ func TestBudgetsBoundTheWholeOutput(t *testing.T) {
 	}
 	lines := func(f float64) setting {
 		return setting{fmt.Sprintf("lines=%v", f), WithLineBudget(f),
-			func(_ *Result, n int) int { return max(1, int(math.RoundToEven(f*float64(n)))) },
+			func(_ *Result, n int) int { return max(min(3, n), int(math.RoundToEven(f*float64(n)))) },
 			resultLines}
 	}
 	settings := []setting{tokens(150), tokens(600), lines(0.1), lines(0.2), lines(0.3),
@@ -209,7 +209,7 @@ func FuzzPruneBudget(f *testing.F) {
 			return
 		}
 		if lines {
-			limit := max(1, int(math.RoundToEven(float64(n%100+1)/100*float64(len(res.Lines)))))
+			limit := max(min(3, len(res.Lines)), int(math.RoundToEven(float64(n%100+1)/100*float64(len(res.Lines)))))
 			assert.LessOrEqual(t, resultLines(res), limit, "notes %q", res.Notes)
 		} else {
 			assert.LessOrEqual(t, line.tok.Count(res.Text), int(n), "notes %q", res.Notes)

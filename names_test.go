@@ -130,8 +130,8 @@ func TestNamesOff(t *testing.T) {
 		on   bool
 		want string
 	}{
-		{true, "... 3 lines omitted (1-3): --- PASS: TestA, TestB, TestC ...\n--- FAIL: TestD (0.00s)\n"},
-		{false, "... 3 lines omitted ...\n--- FAIL: TestD (0.00s)\n"},
+		{true, "--- PASS: TestA (0.00s)\n... 2 lines omitted (2-3): --- PASS: TestB, TestC ...\n--- FAIL: TestD (0.00s)\n"},
+		{false, "--- PASS: TestA (0.00s)\n... 2 lines omitted ...\n--- FAIL: TestD (0.00s)\n"},
 	} {
 		p, err := Load(ctx, "", WithScorer(ScorerLexical), WithLineBudget(0.5), WithPlaceholderNames(tt.on))
 		require.NoError(t, err)

@@ -363,9 +363,12 @@ func WithCompression(x float64) Option {
 	}
 }
 
-// WithLineBudget replaces the threshold by a budget of max(1, round(f·n))
-// of the text's n lines (round half to even, as the eval sets' baselines),
-// taken by score with their repair cost.
+// WithLineBudget replaces the threshold by a budget of round(f·n) output
+// lines for a text of n lines (round half to even, as the eval sets'
+// baselines), taken by score with their repair cost; placeholders count as
+// lines. The budget is never below min(3, n) lines, so that a short text
+// keeps at least its best line with a placeholder on either side rather
+// than a placeholder alone.
 func WithLineBudget(f float64) Option {
 	return func(c *config) error {
 		if math.IsNaN(f) || f <= 0 || f > 1 {
