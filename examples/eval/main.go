@@ -166,7 +166,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.model, "model", "", "checkpoint folder or hf:owner/name[@revision] (Hugging Face Hub): adds the model+repair row")
-	fs.StringVar(&ratios, "lines", "0.2", "shares r of the lines kept, comma-separated (k = max(1, round(r·lines))); default: no budget")
+	fs.StringVar(&ratios, "lines", "0.2", "shares r of the lines kept, comma-separated (baselines keep k = max(1, round(r·lines)) lines; the pruner rows count placeholders as lines and never go below min(3, lines)); default: no budget")
 	fs.Var(removedFlag("-ratio is gone (examples/prune used it for a token compression): -lines r[,r...] sets the shares of lines kept"),
 		"ratio", "removed: use -lines")
 	fs.StringVar(&f.jsonOut, "json", "", "write every summary and per-case result to this JSON file")
