@@ -223,7 +223,7 @@ func TestToolDataDecontaminated(t *testing.T) {
 		}
 	}
 	var cases []lmtrain.Case
-	for _, dir := range []string{"tooldata", "questiondata", "agentdata", "suitedata", "suitenatural"} {
+	for _, dir := range []string{"tooldata", "questiondata", "agentdata", "suitedata", "suitenatural", "vcsnatural"} {
 		cs, err := lmtrain.LoadDir(dir)
 		require.NoError(t, err)
 		require.NotEmpty(t, cs, dir)

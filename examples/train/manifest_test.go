@@ -61,7 +61,7 @@ func TestManifest(t *testing.T) {
 		}
 	}
 	reported := map[string]bool{}
-	for _, dir := range []string{"questiondata", "agentdata", "suitedata", "suitenatural"} {
+	for _, dir := range []string{"questiondata", "agentdata", "suitedata", "suitenatural", "vcsnatural"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
 		for _, f := range files {
 			cs, err := lmtrain.LoadFile(f)
