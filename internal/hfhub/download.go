@@ -408,6 +408,10 @@ func (c *Client) blob(ctx context.Context, ref Ref, name string, m meta, path st
 // get downloads m.location into inc, resuming after the bytes inc holds.
 func (c *Client) get(ctx context.Context, ref Ref, name string, m meta, inc string) error {
 	fail := func(err error) error { return fmt.Errorf("%w: hf:%s: %s: %w", ErrDownload, ref, name, err) }
+	if m.size > c.maxFile {
+		return fmt.Errorf("%w: hf:%s: %s: %w: the Hub reports %d bytes, the limit is %d (WithMaxFileSize)",
+			ErrDownload, ref, name, ErrTooLarge, m.size, c.maxFile)
+	}
 	f, err := os.OpenFile(inc, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fail(err)
@@ -418,7 +422,7 @@ func (c *Client) get(ctx context.Context, ref Ref, name string, m meta, inc stri
 		return fail(err)
 	}
 	off := st.Size()
-	if m.size >= 0 && off > m.size {
+	if m.size >= 0 && off > m.size || off > c.maxFile {
 		off = 0
 	}
 	if m.size >= 0 && off == m.size {
@@ -465,17 +469,25 @@ func (c *Client) get(ctx context.Context, ref Ref, name string, m meta, inc stri
 	}
 	w := &progressWriter{w: f, done: off, total: m.size, name: name, fn: c.progress}
 	w.report()
-	var body io.Reader = resp.Body
+	// One byte past the size the Hub reported is enough for verify to
+	// refuse the file, and one past the limit to refuse a file of no
+	// reported size: a server that sends more does not fill the disk.
+	limit := c.maxFile
 	if m.size >= 0 {
-		// One byte past the size the Hub reported is enough for verify to
-		// refuse the file: a server that sends more does not fill the disk.
-		body = io.LimitReader(resp.Body, m.size-off+1)
+		limit = m.size
 	}
+	body := io.LimitReader(resp.Body, limit-off+1)
 	if _, err := io.CopyBuffer(w, body, make([]byte, 1<<20)); err != nil {
 		if errors.Is(err, w.werr) && w.werr != nil {
 			return fail(err)
 		}
 		return c.requestError(ctx, ref, name, err)
+	}
+	if m.size < 0 && w.done > c.maxFile {
+		// Nothing of it is worth resuming.
+		_ = os.Remove(inc)
+		return fmt.Errorf("%w: hf:%s: %s: %w: more than %d bytes with no reported size (WithMaxFileSize)",
+			ErrDownload, ref, name, ErrTooLarge, c.maxFile)
 	}
 	if err := f.Sync(); err != nil {
 		return fail(err)

@@ -66,7 +66,15 @@ var (
 	ErrChecksum = errors.New("checksum mismatch")
 	// ErrInvalidName: not a valid "owner/name[@revision]".
 	ErrInvalidName = errors.New("invalid hub name")
+	// ErrTooLarge: a file is, or is reported to be, larger than the
+	// client's limit (WithMaxFileSize).
+	ErrTooLarge = errors.New("file too large")
 )
+
+// DefaultMaxFileSize bounds one downloaded file (a Qwen3-0.6B checkpoint
+// in float32 is 2.4 GB): a server that reports no size, or a huge one,
+// cannot fill the disk.
+const DefaultMaxFileSize int64 = 32 << 30
 
 // Client downloads files from one Hub endpoint into one cache folder.
 type Client struct {
@@ -76,6 +84,7 @@ type Client struct {
 	offline  bool
 	http     *http.Client
 	progress func(file string, done, total int64)
+	maxFile  int64
 }
 
 // Option configures a Client.
@@ -117,6 +126,18 @@ func WithProgress(fn func(file string, done, total int64)) Option {
 	return func(c *Client) { c.progress = fn }
 }
 
+// WithMaxFileSize bounds each downloaded file to n bytes (default
+// DefaultMaxFileSize): a file the Hub reports larger is refused before it
+// is fetched, and a download without a reported size stops once it passes
+// n; both fail with ErrTooLarge.
+func WithMaxFileSize(n int64) Option {
+	return func(c *Client) {
+		if n > 0 {
+			c.maxFile = n
+		}
+	}
+}
+
 // New returns a Client configured from the environment (HF_ENDPOINT,
 // HF_TOKEN, HF_HUB_OFFLINE, the cache variables of CacheDir), then opts.
 func New(opts ...Option) *Client {
@@ -126,6 +147,7 @@ func New(opts ...Option) *Client {
 		cacheDir: CacheDir(),
 		offline:  envTrue(os.Getenv("HF_HUB_OFFLINE")),
 		http:     http.DefaultClient,
+		maxFile:  DefaultMaxFileSize,
 	}
 	if c.endpoint == "" {
 		c.endpoint = DefaultEndpoint

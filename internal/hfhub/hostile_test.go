@@ -158,3 +158,59 @@ func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
+
+// TestSnapshotMaxFileSize: a file the Hub reports larger than the client's
+// limit is refused before it is fetched, and a download of no reported size
+// stops just past the limit; both fail with ErrTooLarge and leave no
+// snapshot and no blob.
+func TestSnapshotMaxFileSize(t *testing.T) {
+	const limit = 4 << 10
+	for _, tc := range []struct {
+		name     string
+		reported string // Content-Length of the HEAD; "" sends none
+	}{
+		{"reported too large", strconv.Itoa(limit + 1)},
+		{"no reported size", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var gets, sent atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Repo-Commit", "0123456789abcdef0123456789abcdef01234567")
+				w.Header().Set("ETag", "abc")
+				if r.Method == http.MethodHead {
+					if tc.reported != "" {
+						w.Header().Set("Content-Length", tc.reported)
+					}
+					return
+				}
+				gets.Add(1)
+				buf := make([]byte, 1<<10)
+				for i := 0; i < 64<<10; i++ { // 64 MiB unless the client stops reading
+					n, err := w.Write(buf)
+					sent.Add(int64(n))
+					if err != nil {
+						return
+					}
+				}
+			}))
+			t.Cleanup(srv.Close)
+			root := t.TempDir()
+			cache := filepath.Join(root, "cache")
+			var most atomic.Int64
+			c := New(WithEndpoint(srv.URL), WithCacheDir(cache), WithToken(""), WithOffline(false), WithMaxFileSize(limit),
+				WithProgress(func(_ string, done, _ int64) {
+					if done > most.Load() {
+						most.Store(done)
+					}
+				}))
+			_, err := c.Snapshot(context.Background(), mustRef(t, "acme/x"), []File{{Name: "model.safetensors"}})
+			require.ErrorIs(t, err, ErrTooLarge)
+			require.ErrorIs(t, err, ErrDownload)
+			if tc.reported != "" {
+				assert.Zero(t, gets.Load(), "a file reported too large is not fetched")
+			}
+			assert.LessOrEqual(t, most.Load(), int64(limit+1), "bytes written to the file")
+			requireInside(t, root, cache)
+		})
+	}
+}
