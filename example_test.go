@@ -89,14 +89,14 @@ func Example() {
 	fmt.Printf("%s kept %d of %d lines\n", res.Scorer, len(res.KeptLines()), len(res.Lines))
 	// Output:
 	// import json
-	// # ... 3 lines omitted (2-4)
-	// DEFAULT_TIMEOUT = 10
-	// # ... 2 lines omitted (6-7)
+	// # ... 6 lines omitted (2-7)
 	// class Client:
-	//     def __init__(self, base_url, token=None):
-	//         self.base_url = base_url.rstrip("/")
-	//         self.token = token
-	//     # ... 12 lines omitted (12-23): def _headers, def get
+	//     # ... 10 lines omitted (9-18): def __init__, def _headers
+	//     def get(self, path):
+	//         req = urllib.request.Request(self.base_url + path, headers=self._headers())
+	//         with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:
+	//             return json.load(resp)
+	//
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
@@ -105,7 +105,7 @@ func Example() {
 	//                 time.sleep(backoff(attempt))
 	//         raise RuntimeError("gave up after %d attempts" % attempts)
 	// # ... 12 lines omitted (31-42): def backoff, def parse_link_header
-	// line kept 13 of 42 lines
+	// line kept 14 of 42 lines
 }
 
 // Load a checkpoint once, then prune any number of texts with it. The tiny
@@ -190,10 +190,10 @@ func ExampleWithTokenBudget() {
 	fmt.Print(res.Text)
 	fmt.Printf("%d of %d tokens\n", res.Tokens.Kept, res.Tokens.Input)
 	// Output:
-	// # ... 7 lines omitted (1-7)
+	// import json
+	// # ... 6 lines omitted (2-7)
 	// class Client:
-	//     def __init__(self, base_url, token=None):
-	//         pass  # ... 14 lines omitted (10-23)
+	//     # ... 15 lines omitted (9-23): def __init__ and 2 more
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
@@ -202,7 +202,7 @@ func ExampleWithTokenBudget() {
 	//                 time.sleep(backoff(attempt))
 	//         raise RuntimeError("gave up after %d attempts" % attempts)
 	// # ... 12 lines omitted (31-42)
-	// 117 of 261 tokens
+	// 113 of 261 tokens
 }
 
 // A process that loads a checkpoint sets a soft memory limit once, before

@@ -39,14 +39,14 @@ func ExampleResult_Expand() {
 	// Output:
 	// 31 42 [def backoff def parse_link_header]
 	// import json
-	// # ... 3 lines omitted (2-4)
-	// DEFAULT_TIMEOUT = 10
-	// # ... 2 lines omitted (6-7)
+	// # ... 6 lines omitted (2-7)
 	// class Client:
-	//     def __init__(self, base_url, token=None):
-	//         self.base_url = base_url.rstrip("/")
-	//         self.token = token
-	//     # ... 12 lines omitted (12-23): def _headers, def get
+	//     # ... 10 lines omitted (9-18): def __init__, def _headers
+	//     def get(self, path):
+	//         req = urllib.request.Request(self.base_url + path, headers=self._headers())
+	//         with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:
+	//             return json.load(resp)
+	//
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
