@@ -62,15 +62,23 @@ func TestGoldensBF16(t *testing.T) {
 // products accumulate in float32 too; with PRUNER_GOLDEN_BACKEND set (e.g.
 // an XLA CUDA plugin) it runs on that backend instead.
 func TestGoldensGraphBF16(t *testing.T) {
+	checkGoldensBF16(t, asWrittenBackend(t), tolGraphBF16, skimmer.WithBF16Products())
+}
+
+// asWrittenBackend returns the backend PRUNER_GOLDEN_BACKEND names, else
+// simplego: one that runs the graph as written (the Go backend would fuse
+// attention and round weight products itself). It is finalized when the
+// test ends.
+func asWrittenBackend(t *testing.T) backends.Backend {
 	name := os.Getenv("PRUNER_GOLDEN_BACKEND")
 	if name == "" {
 		name = pbackend.SimpleGo
 	}
 	b, err := pbackend.New(name)
 	require.NoError(t, err)
-	defer b.Finalize()
+	t.Cleanup(b.Finalize)
 	t.Logf("backend %s: %s", b.Name(), b.Description())
-	checkGoldensBF16(t, b, tolGraphBF16, skimmer.WithBF16Products())
+	return b
 }
 
 // checkGoldensBF16 runs the golden cases of the tiny checkpoints on backend

@@ -85,19 +85,12 @@ func TestGoldensOnNamedBackend(t *testing.T) {
 }
 
 // TestGoldensQueryBlocks runs the goldens with the decoder's attention in
-// blocks of 16 queries (skimmer.WithQueryBlock, as pruner.Load builds it for
-// XLA) on simplego, which runs the graph as written: skipping the masked
-// keys must not move any output beyond the float32 tolerances. With
-// PRUNER_GOLDEN_BACKEND set it runs on that backend instead.
+// blocks of 16 queries (skimmer.WithQueryBlock) on simplego, which runs the
+// graph as written: skipping the masked keys must not move any output
+// beyond the float32 tolerances. With PRUNER_GOLDEN_BACKEND set it runs on
+// that backend instead.
 func TestGoldensQueryBlocks(t *testing.T) {
-	name := os.Getenv("PRUNER_GOLDEN_BACKEND")
-	if name == "" {
-		name = pbackend.SimpleGo
-	}
-	b, err := pbackend.New(name)
-	require.NoError(t, err)
-	defer b.Finalize()
-	checkGoldens(t, b, skimmer.WithQueryBlock(16))
+	checkGoldens(t, asWrittenBackend(t), skimmer.WithQueryBlock(16))
 }
 
 // checkGoldens compares the tiny checkpoints' internals on b with the
