@@ -89,14 +89,11 @@ func Example() {
 	fmt.Printf("%s kept %d of %d lines\n", res.Scorer, len(res.KeptLines()), len(res.Lines))
 	// Output:
 	// import json
-	// # ... 6 lines omitted (2-7)
+	// import time
+	// import urllib.request
+	// # ... 4 lines omitted (4-7)
 	// class Client:
-	//     # ... 10 lines omitted (9-18): def __init__, def _headers
-	//     def get(self, path):
-	//         req = urllib.request.Request(self.base_url + path, headers=self._headers())
-	//         with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:
-	//             return json.load(resp)
-	//
+	//     # ... 15 lines omitted (9-23): def __init__, def _headers, def get
 	//     def get_with_retries(self, path, attempts=5):
 	//         for attempt in range(attempts):
 	//             try:
@@ -104,8 +101,11 @@ func Example() {
 	//             except ConnectionError:
 	//                 time.sleep(backoff(attempt))
 	//         raise RuntimeError("gave up after %d attempts" % attempts)
-	// # ... 12 lines omitted (31-42): def backoff, def parse_link_header
-	// line kept 14 of 42 lines
+	// # ... 2 lines omitted (31-32)
+	// def backoff(attempt):
+	//     return min(30, 2 ** attempt)
+	// # ... 8 lines omitted (35-42): def parse_link_header
+	// line kept 13 of 42 lines
 }
 
 // Load a checkpoint once, then prune any number of texts with it. The tiny

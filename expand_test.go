@@ -27,19 +27,22 @@ func ExampleResult_Expand() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ph := res.Placeholders[len(res.Placeholders)-1] // "# ... 12 lines omitted (31-42): def backoff, def parse_link_header"
+	ph := res.Placeholders[1] // "    # ... 15 lines omitted (9-23): def __init__, def _headers, def get"
 	fmt.Println(ph.FirstLine, ph.LastLine, ph.Names)
-	// The question is about the wait, and the fold names backoff: the
-	// reader unfolds it, lines 33-34 of the folded 31-42.
-	more, err := res.Expand(pruner.LineRange{First: 33, Last: 34})
+	// The retries call self.get, and the fold names it: a reader who wants
+	// to see what is retried unfolds it (and the blank line after it),
+	// lines 19-23 of the folded 9-23.
+	more, err := res.Expand(pruner.LineRange{First: 19, Last: 23})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Print(more.Text)
 	// Output:
-	// 31 42 [def backoff def parse_link_header]
+	// 9 23 [def __init__ def _headers def get]
 	// import json
-	// # ... 6 lines omitted (2-7)
+	// import time
+	// import urllib.request
+	// # ... 4 lines omitted (4-7)
 	// class Client:
 	//     # ... 10 lines omitted (9-18): def __init__, def _headers
 	//     def get(self, path):
