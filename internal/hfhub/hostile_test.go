@@ -54,6 +54,16 @@ func requireInside(t *testing.T, root, cache string) {
 	}))
 }
 
+// mostWritten records in most the largest number of bytes a download had
+// written to its file.
+func mostWritten(most *atomic.Int64) Option {
+	return WithProgress(func(_ string, done, _ int64) {
+		if done > most.Load() {
+			most.Store(done)
+		}
+	})
+}
+
 // TestSnapshotHostileHeaders: a commit or an ETag header that is a path
 // ("../../x") or otherwise unusable is refused before anything is written,
 // and nothing lands outside the cache.
@@ -117,12 +127,7 @@ func TestSnapshotOversizedBody(t *testing.T) {
 	root := t.TempDir()
 	cache := filepath.Join(root, "cache")
 	var most atomic.Int64
-	c := New(WithEndpoint(url), WithCacheDir(cache), WithToken(""), WithOffline(false),
-		WithProgress(func(_ string, done, _ int64) {
-			if done > most.Load() {
-				most.Store(done)
-			}
-		}))
+	c := New(WithEndpoint(url), WithCacheDir(cache), WithToken(""), WithOffline(false), mostWritten(&most))
 	_, err := c.Snapshot(context.Background(), mustRef(t, "acme/x"), []File{{Name: "config.json"}})
 	require.ErrorIs(t, err, ErrChecksum)
 	require.ErrorIs(t, err, ErrDownload)
@@ -197,12 +202,7 @@ func TestSnapshotMaxFileSize(t *testing.T) {
 			root := t.TempDir()
 			cache := filepath.Join(root, "cache")
 			var most atomic.Int64
-			c := New(WithEndpoint(srv.URL), WithCacheDir(cache), WithToken(""), WithOffline(false), WithMaxFileSize(limit),
-				WithProgress(func(_ string, done, _ int64) {
-					if done > most.Load() {
-						most.Store(done)
-					}
-				}))
+			c := New(WithEndpoint(srv.URL), WithCacheDir(cache), WithToken(""), WithOffline(false), WithMaxFileSize(limit), mostWritten(&most))
 			_, err := c.Snapshot(context.Background(), mustRef(t, "acme/x"), []File{{Name: "model.safetensors"}})
 			require.ErrorIs(t, err, ErrTooLarge)
 			require.ErrorIs(t, err, ErrDownload)
