@@ -24,6 +24,7 @@ func (c *Client) link(repoDir, commit string, links map[string]string) (string, 
 		return "", err
 	}
 	if _, err := os.Lstat(final); errors.Is(err, fs.ErrNotExist) {
+		sweepStaleSnapshots(repoDir, time.Now())
 		tmp, err := os.MkdirTemp(repoDir, ".snapshot-"+commit+"-")
 		if err != nil {
 			return "", err
@@ -60,6 +61,24 @@ func (c *Client) link(repoDir, commit string, links map[string]string) (string, 
 		}
 	}
 	return final, nil
+}
+
+// staleSnapshotAge is how old a ".snapshot-*" folder must be before it
+// counts as a dead process's leftover rather than another process's folder
+// being assembled (which takes a moment: links only).
+const staleSnapshotAge = time.Hour
+
+// sweepStaleSnapshots removes the ".snapshot-*" folders in repoDir that a
+// process left when it died while assembling a snapshot (link removes its
+// own on every return), once they are older than staleSnapshotAge.
+// Failures are ignored: the folders only take a little space.
+func sweepStaleSnapshots(repoDir string, now time.Time) {
+	old, _ := filepath.Glob(filepath.Join(repoDir, ".snapshot-*"))
+	for _, dir := range old {
+		if st, err := os.Lstat(dir); err == nil && st.IsDir() && now.Sub(st.ModTime()) > staleSnapshotAge {
+			_ = os.RemoveAll(dir)
+		}
+	}
 }
 
 // pointer creates at in/name the entry that the snapshot folder final will

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -441,4 +442,25 @@ func TestSnapshotCancel(t *testing.T) {
 	assert.True(t, errors.Is(err, context.Canceled), "%v", err)
 	assert.ErrorIs(t, err, ErrDownload)
 	requireNoSnapshot(t, cache)
+}
+
+// TestSnapshotSweepsStaleAssembly: a ".snapshot-*" folder that a process
+// left when it died while assembling a snapshot is removed by the next
+// snapshot once it is older than staleSnapshotAge; a young one (another
+// process at work) stays.
+func TestSnapshotSweepsStaleAssembly(t *testing.T) {
+	_, cache, commit, _ := hub(t)
+	repoDir := filepath.Join(cache, "models--acme--tiny-pruner")
+	stale := filepath.Join(repoDir, ".snapshot-"+commit+"-dead")
+	young := filepath.Join(repoDir, ".snapshot-"+commit+"-busy")
+	for _, d := range []string{stale, young} {
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "sub"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "sub", "config.json"), []byte("{}"), 0o644))
+	}
+	past := time.Now().Add(-2 * staleSnapshotAge)
+	require.NoError(t, os.Chtimes(stale, past, past))
+	_, err := New().Snapshot(context.Background(), mustRef(t, repoID), files)
+	require.NoError(t, err)
+	assert.NoDirExists(t, stale)
+	assert.DirExists(t, young)
 }
