@@ -53,13 +53,12 @@ func multiHeadAttention(ctx *context.Context, x, validMask *Node, numHeads int) 
 	dims := x.Shape().Dimensions
 	b, s, e := dims[0], dims[1], dims[2]
 	hd := e / numHeads
-	w := Weight(ctx, g, "in_proj_weight", 3*e, e)
 	bias := Weight(ctx, g, "in_proj_bias", 3*e)
 	var qkv *Node
 	if BF16Products(ctx) {
-		qkv = dotBF16(ConvertDType(x, dtypes.BFloat16), []int{2}, ConvertDType(w, dtypes.BFloat16), []int{1})
+		qkv = dotBF16(ConvertDType(x, dtypes.BFloat16), []int{2}, weightBF16(ctx, g, "in_proj_weight", 3*e, e), []int{1})
 	} else {
-		qkv = DotGeneral(x, []int{2}, nil, w, []int{1}, nil)
+		qkv = DotGeneral(x, []int{2}, nil, Weight(ctx, g, "in_proj_weight", 3*e, e), []int{1}, nil)
 	}
 	qkv = Add(qkv, ExpandLeftToRank(bias, 3)) // [b,s,3e]
 	split := func(i int) *Node {

@@ -22,6 +22,15 @@ func BF16Products(ctx *context.Context) bool {
 	return context.GetParamOr(ctx, ParamBF16Products, false)
 }
 
+// weightBF16 is Weight as bfloat16: a bfloat16 checkpoint's matrix as
+// stored, a float32 one rounded in the graph.
+func weightBF16(ctx *context.Context, g *Graph, name string, dims ...int) *Node {
+	if v := stored(ctx, g, name, dims); v != nil {
+		return v
+	}
+	return ConvertDType(Weight(ctx, g, name, dims...), dtypes.BFloat16)
+}
+
 // dotBF16 contracts bfloat16 operands (no batch axes) and returns float32.
 func dotBF16(lhs *Node, lhsContracting []int, rhs *Node, rhsContracting []int) *Node {
 	return ConvertDType(DotGeneral(lhs, lhsContracting, nil, rhs, rhsContracting, nil), dtypes.Float32)

@@ -53,11 +53,7 @@ func EmbeddingRows(ctx *context.Context, g *Graph, name string, vocab, hidden in
 func Linear(ctx *context.Context, x *Node, in, out int, bias bool) *Node {
 	var y *Node
 	if BF16Products(ctx) {
-		// A bfloat16 checkpoint's matrix feeds the product as stored.
-		w := stored(ctx, x.Graph(), "weight", []int{out, in})
-		if w == nil {
-			w = ConvertDType(Weight(ctx, x.Graph(), "weight", out, in), dtypes.BFloat16)
-		}
+		w := weightBF16(ctx, x.Graph(), "weight", out, in)
 		y = dotBF16(ConvertDType(x, dtypes.BFloat16), []int{x.Rank() - 1}, w, []int{1})
 	} else {
 		w := Weight(ctx, x.Graph(), "weight", out, in)
