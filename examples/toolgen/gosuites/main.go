@@ -118,17 +118,10 @@ func main() {
 		"go-test-json": genGoTestJSON,
 		"go-vet-real":  genGoVet,
 	}
-	for _, fam := range strings.Split(*fams, ",") {
-		gen, ok := gens[fam]
-		if !ok {
-			log.Fatalf("unknown family %q", fam)
-		}
-		t0 := time.Now()
-		st, err := family.Run(fam, gen, family.Options{Out: *out, Seed: *seed, N: *n, Workers: *workers, Verbose: *verbose})
-		if err != nil {
-			log.Fatal(err)
-		}
-		log.Printf("%s: %v in %v", fam, st, time.Since(t0).Round(time.Second))
+	err := family.RunFamilies(*fams, gens, family.Options{Out: *out, Seed: *seed, N: *n, Workers: *workers, Verbose: *verbose},
+		func(fam string, st family.Stats, took time.Duration) { log.Printf("%s: %v in %v", fam, st, took) })
+	if err != nil {
+		log.Fatal(err)
 	}
 }
 

@@ -79,18 +79,13 @@ func main() {
 		"js-tape":      e.genTape,
 		"ts-tsc":       e.genTsc,
 	}
-	for _, fam := range strings.Split(*fams, ",") {
-		g, ok := gens[fam]
-		if !ok {
-			log.Fatalf("unknown family %q", fam)
-		}
-		gen := func(r *rand.Rand, idx int, dir string) (*family.Scenario, error) { return g(r, idx+*offset, dir) }
-		start := time.Now()
-		st, err := family.Run(fam, gen, family.Options{Out: *out, Seed: *seed, N: *n, Workers: *workers, Verbose: *verbose})
-		if err != nil {
-			log.Fatal(err)
-		}
-		log.Printf("%s: %v in %v", fam, st, time.Since(start).Round(time.Second))
+	for fam, g := range gens {
+		gens[fam] = func(r *rand.Rand, idx int, dir string) (*family.Scenario, error) { return g(r, idx+*offset, dir) }
+	}
+	err := family.RunFamilies(*fams, gens, family.Options{Out: *out, Seed: *seed, N: *n, Workers: *workers, Verbose: *verbose},
+		func(fam string, st family.Stats, took time.Duration) { log.Printf("%s: %v in %v", fam, st, took) })
+	if err != nil {
+		log.Fatal(err)
 	}
 }
 

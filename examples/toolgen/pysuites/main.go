@@ -78,17 +78,10 @@ func main() {
 	flag.StringVar(&reposDir, "repos", "/tmp/pysuites-repos", "folder of pristine checkouts (setup.sh makes it)")
 	verbose := flag.Bool("v", false, "log dropped scenarios")
 	flag.Parse()
-	for _, fam := range strings.Split(*fams, ",") {
-		gen, ok := families[fam]
-		if !ok {
-			log.Fatalf("unknown family %q", fam)
-		}
-		t0 := time.Now()
-		st, err := family.Run(fam, gen, family.Options{Out: *out, Seed: *seed, N: *n, Workers: *workers, Verbose: *verbose})
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("%s: %v in %v\n", fam, st, time.Since(t0).Round(time.Second))
+	err := family.RunFamilies(*fams, families, family.Options{Out: *out, Seed: *seed, N: *n, Workers: *workers, Verbose: *verbose},
+		func(fam string, st family.Stats, took time.Duration) { fmt.Printf("%s: %v in %v\n", fam, st, took) })
+	if err != nil {
+		log.Fatal(err)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/prunekit/pruner/internal/evalset"
 	lmtrain "github.com/prunekit/pruner/internal/linemodel/train"
@@ -87,6 +88,25 @@ type Stats struct{ Scenarios, Dropped, Train, Val int }
 func (s Stats) String() string {
 	return fmt.Sprintf("%d scenarios (%d dropped), %d cases (%d train, %d val)",
 		s.Scenarios, s.Dropped, s.Train+s.Val, s.Train, s.Val)
+}
+
+// RunFamilies runs each family of the comma-separated list in turn with its
+// generator in gens (see Run) and calls report with its stats and time; it
+// stops at the first name gens lacks.
+func RunFamilies(list string, gens map[string]Generator, opts Options, report func(fam string, st Stats, took time.Duration)) error {
+	for _, fam := range strings.Split(list, ",") {
+		gen, ok := gens[fam]
+		if !ok {
+			return fmt.Errorf("unknown family %q", fam)
+		}
+		start := time.Now()
+		st, err := Run(fam, gen, opts)
+		if err != nil {
+			return err
+		}
+		report(fam, st, time.Since(start).Round(time.Second))
+	}
+	return nil
 }
 
 // Run generates opts.N scenarios of family fam and writes
