@@ -27,6 +27,8 @@ type task struct {
 	file string // file on disk; "" when text holds the content
 	text []byte
 	lang string // the corpus's language label, a hint when detection fails
+	// gitDir and oid name a blob of a bare repository, read when mined.
+	gitDir, oid string
 }
 
 // codeExt lists the extensions of the languages mined; the content decides

@@ -148,3 +148,23 @@ func stdlibCopy(text string) bool {
 	head := text[:min(len(text), 2000)]
 	return strings.Contains(head, "The Go Authors") || strings.Contains(head, "Python Software Foundation")
 }
+
+// excludedCrates are crates of the excluded repositories whose names the
+// segment rules miss: the generic log and http, and the workspace members
+// of clap and ripgrep.
+var excludedCrates = map[string]bool{
+	"log": true, "http": true, "clap": true, "clap_builder": true, "clap_derive": true, "clap_lex": true,
+	"clap_complete": true, "clap_mangen": true, "ripgrep": true, "grep": true, "grep-searcher": true,
+	"grep-regex": true, "grep-matcher": true, "grep-printer": true, "grep-cli": true, "grep-pcre2": true,
+	"globset": true, "ignore": true,
+}
+
+// excludedPackage says whether a package manifest (base is its file name)
+// declares an excluded package: a vendored copy whose folder name does not
+// give it away.
+func (e *exclusions) excludedPackage(base, name string) bool {
+	if base == "Cargo.toml" && excludedCrates[strings.ToLower(name)] {
+		return true
+	}
+	return e.excluded(name) != ""
+}

@@ -18,7 +18,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -36,6 +38,7 @@ func main() {
 	flag.StringVar(&cfg.gomod, "gomod", goModCache(), "Go module cache; empty to skip")
 	flag.StringVar(&cfg.python, "python", "/usr/lib/python3/dist-packages", "installed Python packages; empty to skip")
 	flag.StringVar(&cfg.npm, "npm", "/usr/lib/node_modules/npm", "npm installation (with its node_modules); empty to skip")
+	flag.StringVar(&cfg.git, "git", "", "comma-separated bare git repositories (fetch mirrors, .../owner+name/repo) mined at HEAD")
 	flag.StringVar(&cfg.exclude, "exclude", "../shared/evalsets/EXCLUDE.md", "list of eval sources to add to the built-in exclusions, if present")
 	flag.IntVar(&cfg.maxFiles, "max-files", 0, "mine at most this many files (0: all)")
 	flag.IntVar(&cfg.workers, "workers", runtime.NumCPU(), "files parsed in parallel")
@@ -64,6 +67,7 @@ func goModCache() string {
 type config struct {
 	out, manifest                 string
 	traindata, gomod, python, npm string
+	git                           string
 	exclude                       string
 	maxFiles, workers             int
 }
@@ -100,6 +104,7 @@ func run(ctx context.Context, cfg config, log io.Writer) error {
 			return err
 		}
 	}
+	defer blobs.closeAll()
 	tasks, err := collect(cfg, ex)
 	if err != nil {
 		return err
@@ -149,6 +154,7 @@ func collect(cfg config, ex *exclusions) ([]task, error) {
 		{"gomod", cfg.gomod, gomodTasks},
 		{"python", cfg.python, pythonTasks},
 		{"npm", cfg.npm, npmTasks},
+		{"git", cfg.git, gitTasks},
 	} {
 		if c.dir == "" {
 			continue
@@ -255,6 +261,12 @@ func mineTask(ctx context.Context, t *task) result {
 			return result{skip: "unreadable"}
 		}
 		text = b
+	} else if t.gitDir != "" {
+		b, err := blobs.get(t.gitDir).read(t.oid)
+		if err != nil {
+			return result{skip: "unreadable"}
+		}
+		text = b
 	}
 	if why := skipText(text); why != "" {
 		return result{skip: why}
@@ -319,15 +331,100 @@ func skipText(text []byte) string {
 }
 
 // split assigns a file to "val" one time in twenty, by a hash of its
-// source and path, so that no file is on both sides.
+// repository's identity and its path (repoKey), so that no file is on
+// both sides, even when two corpora hold the same repository under
+// different source names.
 func split(src, path string) string {
 	h := fnv.New32a()
-	h.Write([]byte(src + "\x00" + path))
+	h.Write([]byte(repoKey(src) + "\x00" + path))
 	if h.Sum32()%20 == 0 {
 		return "val"
 	}
 	return "train"
 }
+
+// repoAliases maps the identity repoKey derives for a package or a vanity
+// module path to the owner/name of its repository, where a corpus holds
+// both (traindata and the module cache or dist-packages).
+var repoAliases = map[string]string{
+	"go.etcd.io/bbolt": "etcd-io/bbolt",
+	"go.uber.org/zap":  "uber-go/zap",
+	"go.yaml.in/yaml":  "go-yaml/yaml",
+	"tornado":          "tornadoweb/tornado",
+	"_pytest":          "pytest-dev/pytest",
+	"pytest":           "pytest-dev/pytest",
+	"jinja2":           "pallets/jinja",
+	"werkzeug":         "pallets/werkzeug",
+	"markupsafe":       "pallets/markupsafe",
+	"aiohttp":          "aio-libs/aiohttp",
+	"httpx":            "encode/httpx",
+	"marshmallow":      "marshmallow-code/marshmallow",
+	"pydantic":         "pydantic/pydantic",
+	"scrapy":           "scrapy/scrapy",
+	"black":            "psf/black",
+	"more_itertools":   "more-itertools/more-itertools",
+	"toolz":            "pytoolz/toolz",
+	"cachetools":       "tkem/cachetools",
+	"boltons":          "mahmoud/boltons",
+	"huggingface_hub":  "huggingface/huggingface_hub",
+	"axios":            "axios/axios",
+	"koa":              "koajs/koa",
+	"lodash":           "lodash/lodash",
+	"moment":           "moment/moment",
+	"date-fns":         "date-fns/date-fns",
+	"got":              "sindresorhus/got",
+	"picomatch":        "micromatch/picomatch",
+	"minimist":         "substack/minimist",
+	"ejs":              "mde/ejs",
+}
+
+var gopkgIn = regexp.MustCompile(`^gopkg\.in/(?:([^/]+)/)?([^/.]+)\.v\d+`)
+
+// repoKey is the canonical identity of the repository a source comes
+// from, the same in every corpus: owner/name, lower case, for traindata
+// and git mirrors and for Go modules on github.com (a subdirectory or
+// major version dropped) or gopkg.in; the module path for other Go hosts;
+// the top-level package for Python; the package name for npm; then
+// repoAliases. Other kinds: the source without its version.
+func repoKey(src string) string {
+	kind, rest, _ := strings.Cut(src, ":")
+	name, _ := splitSource(rest)
+	var key string
+	switch kind {
+	case "git":
+		key = strings.ToLower(name)
+	case "go":
+		segs := strings.Split(name, "/")
+		switch m := gopkgIn.FindStringSubmatch(name); {
+		case segs[0] == "github.com" && len(segs) >= 3:
+			key = strings.ToLower(segs[1] + "/" + segs[2])
+		case m != nil && m[1] != "":
+			key = strings.ToLower(m[1] + "/" + m[2])
+		case m != nil:
+			key = strings.ToLower("go-" + m[2] + "/" + m[2])
+		default:
+			key = name
+			if majorSuffix.MatchString(path.Base(name)) {
+				key = path.Dir(name)
+			}
+		}
+	case "py":
+		key = strings.ToLower(name)
+	case "npm":
+		key = name
+	default:
+		key = src
+		if kind != src {
+			key = name
+		}
+	}
+	if a, ok := repoAliases[key]; ok {
+		return a
+	}
+	return key
+}
+
+var majorSuffix = regexp.MustCompile(`^v\d+$`)
 
 // splitSource cuts "kind:name@version" at its last '@' (npm scopes start
 // with one).

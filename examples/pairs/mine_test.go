@@ -201,7 +201,38 @@ func TestSplitStable(t *testing.T) {
 			break
 		}
 	}
-	assert.Equal(t, 9, n) // fnv32a("py:x@1\x009") % 20 == 0, checked with an independent FNV-1a
+	assert.Equal(t, 18, n) // fnv32a("x\x0018") % 20 == 0 (repoKey("py:x@1") is "x"), checked with an independent FNV-1a
+}
+
+func TestRepoKey(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"git:gin-gonic/gin@history", "gin-gonic/gin"},
+		{"git:Gin-Gonic/Gin@0123456789abcdef0123456789abcdef01234567", "gin-gonic/gin"},
+		{"go:github.com/gin-gonic/gin@v1.12.0", "gin-gonic/gin"},
+		{"go:github.com/BurntSushi/xdg/v2@v2.0.0", "burntsushi/xdg"},
+		{"go:github.com/aws/aws-sdk-go-v2/service/s3@v1.0.0", "aws/aws-sdk-go-v2"},
+		{"go:gopkg.in/yaml.v3@v3.0.1", "go-yaml/yaml"},
+		{"go:gopkg.in/natefinch/lumberjack.v2@v2.2.1", "natefinch/lumberjack"},
+		{"go:go.uber.org/zap@v1.27.0", "uber-go/zap"},
+		{"go:example.com/m/v3@v3.1.0", "example.com/m"},
+		{"go:google.golang.org/grpc@v1.70.0", "google.golang.org/grpc"},
+		{"py:tornado@6.2", "tornadoweb/tornado"},
+		{"py:PIL@9.4.0", "pil"},
+		{"npm:@npmcli/arborist@7.0.0", "@npmcli/arborist"},
+		{"npm:semver@7.5.4", "semver"},
+		{"test:fixtures@v0", "fixtures"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, repoKey(tc.src), tc.src)
+	}
+	// The same file of the same repository is on the same side whatever
+	// corpus it came through.
+	for i := range 200 {
+		p := fmt.Sprintf("dir/f%d.go", i)
+		want := split("git:gin-gonic/gin@history", p)
+		assert.Equal(t, want, split("go:github.com/gin-gonic/gin@v1.12.0", p), p)
+		assert.Equal(t, want, split("git:gin-gonic/gin@4e5a1b2c3d4e5f60718293a4b5c6d7e8f9012345", p), p)
+	}
 }
 
 func TestSkipText(t *testing.T) {
