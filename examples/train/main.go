@@ -69,6 +69,11 @@ type options struct {
 	tempText            float64
 	dumpVal             string
 	wordvec             string
+	encoder, pairs      string
+	encMaxPairs, encVal int
+	encDim, encEpochs   int
+	encVocab            int
+	encLexical          float64
 }
 
 func main() {
@@ -114,8 +119,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&o.tempText, "rank-temp-text", 0, "use this ranking temperature for text instead of fitting it on val (0 = fit); see -calibrate")
 	fs.StringVar(&o.dumpVal, "dump-val", "", "only write the val split of the training mix (-data, -docs, -extra) to this directory as eval files (val_commits, val_questions, val_labelled, val_tool, val_tool_labelled .jsonl) and exit")
 	fs.StringVar(&o.wordvec, "wordvec", "", "only train the soft-match word vectors on the train split's texts and commit messages (-data, -extra) and write them to this file (the shipped ones: internal/linemodel/wordvec/wordvec.bin), then exit")
+	fs.StringVar(&o.encoder, "encoder", "", "only train the pair encoder on -pairs and write it to this file (the shipped one: internal/linemodel/encoder/encoder.bin), then exit")
+	fs.StringVar(&o.pairs, "pairs", "", "comma-separated mined pair files for -encoder (go run ./examples/pairs)")
+	fs.IntVar(&o.encMaxPairs, "encoder-max-pairs", 0, "train the encoder on at most this many pairs (whole files; 0 = all): the learning curve")
+	fs.IntVar(&o.encVal, "encoder-val", 20000, "rank at most this many held-out pairs after each encoder epoch")
+	fs.IntVar(&o.encDim, "encoder-dim", lmtrain.DefaultEncoderOptions.Dim, "encoder width")
+	fs.IntVar(&o.encEpochs, "encoder-epochs", lmtrain.DefaultEncoderOptions.Epochs, "encoder epochs")
+	fs.IntVar(&o.encVocab, "encoder-vocab", lmtrain.DefaultEncoderOptions.MaxVocab, "encoder vocabulary: the most frequent words of the train pairs")
+	fs.Float64Var(&o.encLexical, "encoder-lexical", lmtrain.DefaultEncoderOptions.Lexical, "train the encoder as the residual of this multiple of the tf-idf cosine (0 = alone)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.encoder != "" {
+		return trainEncoder(ctx, o, stderr)
 	}
 	if o.out == "" {
 		return errors.New("-out is required")
@@ -738,5 +754,40 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		lines += ex.N
 	}
 	fmt.Fprintf(stdout, "\nP(keep) >= 0.5: keeps %.1f%% of lines, %.1f%% of gold lines\n", 100*float64(kept)/float64(max(1, lines)), 100*float64(hitGold)/float64(max(1, gold)))
+	return nil
+}
+
+// trainEncoder trains the pair encoder on mined pairs and writes it.
+func trainEncoder(ctx context.Context, o options, stderr io.Writer) error {
+	if o.pairs == "" {
+		return errors.New("-encoder needs -pairs")
+	}
+	start := time.Now()
+	eo := lmtrain.DefaultEncoderOptions
+	eo.MaxPairs, eo.Dim, eo.Epochs, eo.Seed, eo.Lexical, eo.MaxVocab = o.encMaxPairs, o.encDim, o.encEpochs, o.seed, o.encLexical, o.encVocab
+	d, err := lmtrain.LoadPairData(ctx, strings.Split(o.pairs, ","), eo, o.encVal)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(stderr, format+" (%s)\n", append(args, time.Since(start).Round(time.Second))...)
+	}
+	logf("encoder: loaded %d train and %d val pairs", d.TrainPairs, d.ValPairs)
+	enc, err := lmtrain.TrainPairEncoder(ctx, d, eo, logf)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(o.encoder)
+	if err != nil {
+		return err
+	}
+	if _, err := enc.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	logf("encoder: %d words of width %d in %s", len(enc.Words), enc.Dim, o.encoder)
 	return nil
 }
