@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 )
 
 // A PairEncoder maps a question and a piece of code to vectors whose
@@ -165,7 +166,9 @@ func (e *PairEncoder) WriteTo(w io.Writer) (int64, error) {
 	return b.WriteTo(w)
 }
 
-// ReadPairEncoder parses what WriteTo wrote.
+// ReadPairEncoder parses what WriteTo wrote. The tables alias data (the
+// embedded encoder is 20 MB that need not be copied into the heap), which
+// must not be modified afterwards.
 func ReadPairEncoder(data []byte) (*PairEncoder, error) {
 	bad := func(what string) error { return fmt.Errorf("linemodel: pair encoder: %s", what) }
 	if !bytes.HasPrefix(data, []byte(pairEncMagic)) {
@@ -202,10 +205,7 @@ func ReadPairEncoder(data []byte) (*PairEncoder, error) {
 	}
 	e.IDF, e.QScale, e.CScale = floats(V), floats(V), floats(V)
 	ints := func(n int) []int8 {
-		out := make([]int8, n)
-		for i := range out {
-			out[i] = int8(data[i])
-		}
+		out := unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(data))), n)
 		data = data[n:]
 		return out
 	}

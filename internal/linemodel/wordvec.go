@@ -159,6 +159,7 @@ func FeatureSetID() string {
 	h := fnv.New32a()
 	fmt.Fprintln(h, strings.Join(FeatureNames, ","))
 	h.Write(wordVecData)
+	h.Write(encoderData)
 	return fmt.Sprintf("%08x", h.Sum32())
 }
 
