@@ -1,6 +1,7 @@
 package linemodel
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -63,4 +64,22 @@ func TestEncMatch(t *testing.T) {
 	long := []string{strings.Repeat("attempt ", 50000/8)}
 	m = newEncMatch(context.Background(), e, "giveup", long, nil, nil)
 	assert.InDelta(t, 1, m.line[0], 0.02)
+}
+
+// TestShippedEncoder: the embedded encoder parses, writes back byte for
+// byte, and fails loudly when truncated or of another format.
+func TestShippedEncoder(t *testing.T) {
+	e, err := shippedEncoder()
+	require.NoError(t, err)
+	require.NotEmpty(t, e.Words)
+	var b bytes.Buffer
+	_, err = e.WriteTo(&b)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(encoderData, b.Bytes()), "round trip changed the file")
+	for _, cut := range []int{0, 5, 12, len(encoderData) / 3, len(encoderData) - 1} {
+		_, err := ReadPairEncoder(encoderData[:cut])
+		assert.Error(t, err, "truncated at %d", cut)
+	}
+	_, err = ReadPairEncoder(wordVecData)
+	assert.ErrorContains(t, err, "not a pair-encoder file")
 }

@@ -97,28 +97,21 @@ func (e *PairEncoder) add(dst []float32, tab []int8, scale []float32, id int32) 
 // EncodeQuery returns the unit vector of words on the natural-language
 // side (nil when none of them is in the vocabulary).
 func (e *PairEncoder) EncodeQuery(words []string) []float32 {
-	v := make([]float32, e.Dim)
-	k := 0
-	for _, w := range words {
-		if id := e.ID(w); id >= 0 {
-			e.AddQuery(v, id)
-			k++
-		}
-	}
-	if k == 0 || !Normalize(v) {
-		return nil
-	}
-	return v
+	return e.encode(words, e.AddQuery)
 }
 
 // EncodeCode returns the unit vector of words on the code side (nil when
 // none of them is in the vocabulary).
 func (e *PairEncoder) EncodeCode(words []string) []float32 {
+	return e.encode(words, e.AddCode)
+}
+
+func (e *PairEncoder) encode(words []string, add func([]float32, int32)) []float32 {
 	v := make([]float32, e.Dim)
 	k := 0
 	for _, w := range words {
 		if id := e.ID(w); id >= 0 {
-			e.AddCode(v, id)
+			add(v, id)
 			k++
 		}
 	}
@@ -152,12 +145,7 @@ const pairEncMagic = "PRPE1\n"
 // (float32) and the tables Q and C (int8), little-endian.
 func (e *PairEncoder) WriteTo(w io.Writer) (int64, error) {
 	var b bytes.Buffer
-	b.WriteString(pairEncMagic)
-	_ = binary.Write(&b, binary.LittleEndian, [2]uint32{uint32(len(e.Words)), uint32(e.Dim)})
-	for _, x := range e.Words {
-		b.WriteString(x)
-		b.WriteByte('\n')
-	}
+	writeWordTable(&b, pairEncMagic, e.Words, e.Dim)
 	_ = binary.Write(&b, binary.LittleEndian, e.IDF)
 	_ = binary.Write(&b, binary.LittleEndian, e.QScale)
 	_ = binary.Write(&b, binary.LittleEndian, e.CScale)
@@ -171,27 +159,15 @@ func (e *PairEncoder) WriteTo(w io.Writer) (int64, error) {
 // must not be modified afterwards.
 func ReadPairEncoder(data []byte) (*PairEncoder, error) {
 	bad := func(what string) error { return fmt.Errorf("linemodel: pair encoder: %s", what) }
-	if !bytes.HasPrefix(data, []byte(pairEncMagic)) {
-		return nil, bad("not a pair-encoder file")
+	words, D, data, err := readWordTable(data, pairEncMagic, "a pair-encoder")
+	if err != nil {
+		return nil, bad(err.Error())
 	}
-	data = data[len(pairEncMagic):]
-	if len(data) < 8 {
-		return nil, bad("truncated header")
+	V := len(words)
+	if V == 0 {
+		return nil, bad("no words")
 	}
-	V, D := int(binary.LittleEndian.Uint32(data)), int(binary.LittleEndian.Uint32(data[4:]))
-	data = data[8:]
-	if D <= 0 || D > 1024 || V <= 0 || V > 1<<22 {
-		return nil, bad(fmt.Sprintf("%d words of width %d", V, D))
-	}
-	e := &PairEncoder{Dim: D, Words: make([]string, 0, V)}
-	for range V {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return nil, bad("truncated words")
-		}
-		e.Words = append(e.Words, string(data[:i]))
-		data = data[i+1:]
-	}
+	e := &PairEncoder{Dim: D, Words: words}
 	if want := V*12 + 2*V*D; len(data) != want {
 		return nil, bad(fmt.Sprintf("%d bytes of idfs, scales and tables, want %d", len(data), want))
 	}

@@ -90,12 +90,7 @@ const wordVecMagic = "PRWV1\n"
 // little-endian.
 func (wv *WordVectors) WriteTo(w io.Writer) (int64, error) {
 	var b bytes.Buffer
-	b.WriteString(wordVecMagic)
-	_ = binary.Write(&b, binary.LittleEndian, [2]uint32{uint32(len(wv.Words)), uint32(wv.Dim)})
-	for _, x := range wv.Words {
-		b.WriteString(x)
-		b.WriteByte('\n')
-	}
+	writeWordTable(&b, wordVecMagic, wv.Words, wv.Dim)
 	_ = binary.Write(&b, binary.LittleEndian, wv.IDF)
 	_ = binary.Write(&b, binary.LittleEndian, wv.Vecs)
 	return b.WriteTo(w)
@@ -104,27 +99,12 @@ func (wv *WordVectors) WriteTo(w io.Writer) (int64, error) {
 // ReadWordVectors parses what WriteTo wrote.
 func ReadWordVectors(data []byte) (*WordVectors, error) {
 	bad := func(what string) error { return fmt.Errorf("linemodel: word vectors: %s", what) }
-	if !bytes.HasPrefix(data, []byte(wordVecMagic)) {
-		return nil, bad("not a word-vector file")
+	words, D, data, err := readWordTable(data, wordVecMagic, "a word-vector")
+	if err != nil {
+		return nil, bad(err.Error())
 	}
-	data = data[len(wordVecMagic):]
-	if len(data) < 8 {
-		return nil, bad("truncated header")
-	}
-	V, D := int(binary.LittleEndian.Uint32(data)), int(binary.LittleEndian.Uint32(data[4:]))
-	data = data[8:]
-	if D <= 0 || D > 1024 || V < 0 || V > 1<<22 {
-		return nil, bad(fmt.Sprintf("%d words of width %d", V, D))
-	}
-	wv := &WordVectors{Dim: D, Words: make([]string, 0, V)}
-	for range V {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return nil, bad("truncated words")
-		}
-		wv.Words = append(wv.Words, string(data[:i]))
-		data = data[i+1:]
-	}
+	V := len(words)
+	wv := &WordVectors{Dim: D, Words: words}
 	if len(data) != V*4+V*D {
 		return nil, bad(fmt.Sprintf("%d bytes of idfs and vectors, want %d", len(data), V*4+V*D))
 	}
@@ -379,4 +359,43 @@ func newQuotedMatch(ctx context.Context, query string, lines []string) []float32
 		out[i] = float32(k) / float32(len(frags))
 	}
 	return out
+}
+
+// writeWordTable writes the head of a word table file: a magic line, the
+// word count and width (uint32, little-endian) and the words, each
+// newline-terminated.
+func writeWordTable(b *bytes.Buffer, magic string, words []string, dim int) {
+	b.WriteString(magic)
+	_ = binary.Write(b, binary.LittleEndian, [2]uint32{uint32(len(words)), uint32(dim)})
+	for _, x := range words {
+		b.WriteString(x)
+		b.WriteByte('\n')
+	}
+}
+
+// readWordTable parses what writeWordTable wrote and returns the words,
+// the width and the bytes after them.
+func readWordTable(data []byte, magic, kind string) (words []string, dim int, rest []byte, err error) {
+	if !bytes.HasPrefix(data, []byte(magic)) {
+		return nil, 0, nil, fmt.Errorf("not %s file", kind)
+	}
+	data = data[len(magic):]
+	if len(data) < 8 {
+		return nil, 0, nil, errors.New("truncated header")
+	}
+	V, D := int(binary.LittleEndian.Uint32(data)), int(binary.LittleEndian.Uint32(data[4:]))
+	data = data[8:]
+	if D <= 0 || D > 1024 || V < 0 || V > 1<<22 {
+		return nil, 0, nil, fmt.Errorf("%d words of width %d", V, D)
+	}
+	words = make([]string, 0, V)
+	for range V {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return nil, 0, nil, errors.New("truncated words")
+		}
+		words = append(words, string(data[:i]))
+		data = data[i+1:]
+	}
+	return words, D, data, nil
 }
