@@ -63,23 +63,13 @@ func newEncMatch(ctx context.Context, e *PairEncoder, query string, lines []stri
 	var free [][]float32
 	defCos := map[int32]float32{}
 	useDefs := len(def) == n && lastRow != nil
-	pieceID := map[string]int32{}
+	pieces := newPieceIDs(e.ID)
 	lineVec := func(i int, dst []float32) {
 		clear(dst)
 		k := 0
 		l := lines[i]
 		_ = lexical.EachTokenBytes(ctx, l[:min(len(l), maxSoftScan)], func(b []byte) bool {
-			id, ok := pieceID[string(b)]
-			if !ok {
-				id = -1
-				if w, ok := vecWord(string(b)); ok {
-					id = e.ID(w)
-				}
-				if len(pieceID) < maxPieceCache {
-					pieceID[string(b)] = id
-				}
-			}
-			if id >= 0 {
+			if id := pieces.of(b); id >= 0 {
 				e.AddCode(dst, id)
 				k++
 			}

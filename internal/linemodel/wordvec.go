@@ -178,6 +178,32 @@ const (
 // memory per piece.
 const maxPieceCache = 1 << 16
 
+// pieceIDs remembers the row of each distinct lexical piece's word in a
+// word table (-1 for none): a piece costs one map lookup after its first
+// stemming, and at most maxPieceCache pieces are remembered.
+type pieceIDs struct {
+	m  map[string]int32
+	id func(word string) int32
+}
+
+func newPieceIDs(id func(word string) int32) pieceIDs {
+	return pieceIDs{m: map[string]int32{}, id: id}
+}
+
+func (p pieceIDs) of(b []byte) int32 {
+	if id, ok := p.m[string(b)]; ok {
+		return id
+	}
+	id := int32(-1)
+	if w, ok := vecWord(string(b)); ok {
+		id = p.id(w)
+	}
+	if len(p.m) < maxPieceCache {
+		p.m[string(b)] = id
+	}
+	return id
+}
+
 // softMatch is the per-file state of the soft-match columns: each line's
 // soft share of the query (see softColumns).
 type softMatch struct {
@@ -223,7 +249,7 @@ func newSoftMatch(ctx context.Context, wv *WordVectors, query string, lines []st
 	// word, are computed once per file: a piece costs a map lookup and
 	// no allocation.
 	cache := map[int32][]float32{}
-	pieceID := map[string]int32{}
+	pieces := newPieceIDs(wv.ID)
 	best := make([]float32, len(q))
 	exact := make([]bool, len(q))
 	for i, l := range lines {
@@ -234,16 +260,7 @@ func newSoftMatch(ctx context.Context, wv *WordVectors, query string, lines []st
 		clear(exact)
 		k := 0
 		_ = lexical.EachTokenBytes(ctx, l[:min(len(l), maxSoftScan)], func(b []byte) bool {
-			id, ok := pieceID[string(b)]
-			if !ok {
-				id = -1
-				if w, ok := vecWord(string(b)); ok {
-					id = wv.ID(w)
-				}
-				if len(pieceID) < maxPieceCache {
-					pieceID[string(b)] = id
-				}
-			}
+			id := pieces.of(b)
 			if id < 0 {
 				return true
 			}

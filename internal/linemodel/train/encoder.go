@@ -474,6 +474,7 @@ type encStep struct {
 	ringN    int
 	ringNext int
 	cands    []int32
+	ringIdx  []int
 	// lexical match scratch: the unit bags' norms and a dense query bag
 	lexNorm []float32
 	qbag    []float32
@@ -558,7 +559,8 @@ func (s *encStep) file(m *encModel, f *encFile, lr float32, rng *rand.Rand) (flo
 			}
 			// Logits over the candidates, then R ring vectors.
 			s.scores = slices.Grow(s.scores[:0], K+R)[:K+R]
-			ringIdx := make([]int, R)
+			s.ringIdx = slices.Grow(s.ringIdx[:0], R)[:R]
+			ringIdx := s.ringIdx
 			for j := range K {
 				s.scores[j] = float64(temp * dot(s.q, s.vecs[j*D:(j+1)*D]))
 				if s.norms[j] == 0 {
