@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prunekit/pruner/internal/memtest"
 )
@@ -144,4 +145,40 @@ func BenchmarkPruneLarge(b *testing.B) {
 			b.ReportMetric(float64(peak)/float64(len(text)), "peak-B/byte")
 		})
 	}
+}
+
+// deviceScorer stands in for a model on an accelerator: the host waits
+// for a fixed time, then the grep scorer's line scores come back.
+type deviceScorer struct{ wait time.Duration }
+
+func (deviceScorer) Name() string { return "device" }
+
+func (d deviceScorer) Score(ctx context.Context, query string, doc *Document) (*Scores, error) {
+	time.Sleep(d.wait)
+	return grepScorer{}.Score(ctx, query, doc)
+}
+
+// BenchmarkPruneHostPath is the host's share of an 8K-token call whose
+// scorer waits 50 ms (as the host does while a GPU runs the model):
+// host-ms is the call's time minus that wait, the work on the critical path
+// (tokenizing, the render's parse unless it ran during the wait, folding).
+func BenchmarkPruneHostPath(b *testing.B) {
+	const wait = 50 * time.Millisecond
+	p, err := New(deviceScorer{wait: wait})
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := goSource(b, 10_000)
+	toks := p.tok.Encode(src)
+	if len(toks) < 8192 {
+		b.Skip("not enough source")
+	}
+	text := src[:toks[8191].ByteEnd]
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Prune(context.Background(), "how are request headers parsed?", text); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed()-time.Duration(b.N)*wait)/float64(b.N)/1e6, "host-ms")
 }

@@ -51,6 +51,15 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 		res.Language = string(lang)
 		return res, nil
 	}
+	var pre *prework
+	if p.cfg.renderer != RenderSWEPruner && p.sc.slow() && len(text) <= maxPreworkBytes {
+		pctx, cancel := context.WithCancel(ctx)
+		pre = p.startPrework(pctx, text, lang)
+		defer func() {
+			cancel()
+			pre.wait()
+		}()
+	}
 	var verdict relevanceVerdict
 	ts, err := p.sc.score(ctx, p, query, text, lang)
 	if err != nil {
@@ -63,7 +72,7 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 		if err != nil {
 			return nil, err
 		}
-		res, err = p.renderLibrary(ctx, text, ts, lang, verdict)
+		res, err = p.renderLibrary(ctx, text, ts, lang, verdict, pre)
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +190,10 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 // renderLibrary is the library's own path: lines split on "\n", character
 // weighted line scores, threshold or budget, repair, folding and
 // placeholder rendering.
-func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores, lang syntax.Language, verdict relevanceVerdict) (*Result, error) {
+//
+// pre, when not nil, is the analysis and line costs started beside the
+// scorer; the tree a scorer made (ts.Tree) is used before it.
+func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores, lang syntax.Language, verdict relevanceVerdict, pre *prework) (*Result, error) {
 	lines := ts.Lines
 	if lines == nil {
 		lines = chunk.SplitLines(text)
@@ -194,7 +206,14 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	for i := range lines {
 		res.Lines[i] = Line{Number: i + 1, Score: scores[i]}
 	}
-	a, err := astrepair.AnalyzeTree(ctx, text, lang, ts.Tree)
+	var a *astrepair.Analysis
+	var err error
+	if pre != nil && ts.Tree == nil {
+		pre.wait()
+		a, err = pre.a, pre.aErr
+	} else {
+		a, err = astrepair.AnalyzeTree(ctx, text, lang, ts.Tree)
+	}
 	// The analysis keeps what it needs of the parse; dropping the tree (32
 	// bytes a node, 200 MB for 20 MB of Go) lets the collector take it
 	// before the folding's allocations.
@@ -217,8 +236,13 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 			hops = 0
 		}
 	}
-	tokCost, err := p.lineTokens(ctx, text, lines)
-	if err != nil {
+	var tokCost []int
+	if pre != nil {
+		pre.wait()
+	}
+	if pre != nil && pre.costErr == nil && len(pre.cost) == len(lines) {
+		tokCost = pre.cost
+	} else if tokCost, err = p.lineTokens(ctx, text, lines); err != nil {
 		return nil, err
 	}
 	f := &folder{

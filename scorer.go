@@ -119,6 +119,10 @@ type scorer interface {
 	// hasCRF says whether the scorer can decode with a CRF (Viterbi,
 	// Marginal decisions).
 	hasCRF() bool
+	// slow says whether scoring takes long enough (a model, a caller's
+	// scorer) that the render's own preparation should run beside it
+	// (prework); a stage that parses the text itself says false.
+	slow() bool
 }
 
 // customScorer adapts a user's Scorer to the pipeline.
@@ -168,6 +172,8 @@ func (c customScorer) defaultThreshold() (float64, bool) {
 }
 
 func (customScorer) hasCRF() bool { return false }
+
+func (customScorer) slow() bool { return true }
 
 // Scorer names accepted by WithScorer.
 const (
@@ -220,6 +226,8 @@ func (skimStage) defaultThreshold() (float64, bool) { return 0, false }
 
 func (k skimStage) hasCRF() bool { return k.s.CRF }
 
+func (skimStage) slow() bool { return true }
+
 // skimOptions are p's options as the skimmer reads them.
 func (p *Pruner) skimOptions() skimmer.Options {
 	mode := skimmer.ModeProb
@@ -252,6 +260,8 @@ func (lineStage) defaultThreshold() (float64, bool) { return linemodel.DefaultTh
 
 func (lineStage) hasCRF() bool { return false }
 
+func (lineStage) slow() bool { return false }
+
 // lexicalStage is the BM25 baseline.
 type lexicalStage struct{}
 
@@ -262,3 +272,5 @@ func (lexicalStage) score(ctx context.Context, p *Pruner, query, text string, _ 
 func (lexicalStage) defaultThreshold() (float64, bool) { return 0, false }
 
 func (lexicalStage) hasCRF() bool { return false }
+
+func (lexicalStage) slow() bool { return false }
