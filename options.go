@@ -59,6 +59,7 @@ type config struct {
 	budgetInstr   string // instruction used to size windows ("" = instruction)
 	backend       string
 	precision     Precision // WithPrecision ("" = Float32)
+	attnBlock     int       // WithAttentionBlock (0: whole windows)
 	batchSize     int
 	decision      Decision
 	renderer      Renderer
@@ -214,6 +215,29 @@ func WithInstruction(s string) Option {
 // plugin) or "auto" (XLA when available, else "go").
 func WithBackend(name string) Option {
 	return func(c *config) error { c.backend = name; return nil }
+}
+
+// WithAttentionBlock computes a checkpoint's causal self-attention in
+// blocks of this many query tokens, each block against only the keys it can
+// see, so the masked triangle above the blocks is never computed: at 8,192
+// tokens, blocks of 4,096 compute 75% of the attention scores, blocks of
+// 2,048 62.5%. The result equals whole-window attention up to the order of
+// float32 sums (the reference goldens hold). 0, the default, computes each
+// window at once; windows no longer than the block are unaffected.
+//
+// It pays on an accelerator at long windows, where the score matrix is most
+// of the time, and costs compile time there (each block is its own part of
+// the graph); docs/performance.md has the measurements. It has no effect on
+// the embedded line model. Like the backend and the precision, it is fixed
+// at Load.
+func WithAttentionBlock(tokens int) Option {
+	return func(c *config) error {
+		if tokens < 0 {
+			return fmt.Errorf("%w: attention block %d < 0", ErrOption, tokens)
+		}
+		c.attnBlock = tokens
+		return nil
+	}
 }
 
 // WithBatchSize sets how many windows of one call go through the model

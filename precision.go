@@ -37,3 +37,11 @@ func WithPrecision(p Precision) Option {
 		return fmt.Errorf("%w: precision %q (want %q or %q)", ErrOption, p, Float32, BF16)
 	}
 }
+
+// resolved reads the zero Precision as Float32.
+func (p Precision) resolved() Precision {
+	if p == "" {
+		return Float32
+	}
+	return p
+}

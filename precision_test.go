@@ -50,3 +50,45 @@ func TestPrecisionBF16(t *testing.T) {
 	require.LessOrEqual(t, worst, 0.05)
 	require.Positive(t, worst, "bf16 changed nothing: did the weight products run in bfloat16?")
 }
+
+// TestAttentionBlock: blocked attention (WithAttentionBlock) prunes like
+// whole-window attention with both tiny checkpoints: token scores within
+// float32 summation noise and the same kept lines, the text several blocks
+// long. Negative blocks are refused, and With cannot change the block or
+// the precision of a loaded Pruner.
+func TestAttentionBlock(t *testing.T) {
+	ctx := context.Background()
+	_, err := pruner.Load(ctx, "testdata/tiny-lamr", pruner.WithAttentionBlock(-1))
+	require.ErrorIs(t, err, pruner.ErrOption)
+	query := "how are redirects followed?"
+	text := "package http\n\n// follow sends req and follows redirects.\nfunc follow(req *Request) error {\n\tfor i := 0; i < 10; i++ {\n\t\tresp, err := send(req)\n\t\tif err != nil {\n\t\t\treturn err\n\t\t}\n\t\tif resp.StatusCode/100 != 3 {\n\t\t\treturn nil\n\t\t}\n\t\treq = redirect(req, resp.Header.Get(\"Location\"))\n\t}\n\treturn errTooManyRedirects\n}\n\nfunc send(req *Request) (*Response, error) {\n\treturn defaultClient.Do(req)\n}\n"
+	for _, dir := range []string{"testdata/tiny-swepruner", "testdata/tiny-lamr"} {
+		t.Run(dir, func(t *testing.T) {
+			whole, err := pruner.Load(ctx, dir, pruner.WithMinInputTokens(0))
+			require.NoError(t, err)
+			blocked, err := pruner.Load(ctx, dir, pruner.WithMinInputTokens(0), pruner.WithAttentionBlock(16))
+			require.NoError(t, err)
+			a, err := whole.Prune(ctx, query, text)
+			require.NoError(t, err)
+			b, err := blocked.Prune(ctx, query, text)
+			require.NoError(t, err)
+			require.Greater(t, len(a.TokenScores), 4*16, "the text spans several blocks")
+			require.Len(t, b.TokenScores, len(a.TokenScores))
+			worst := 0.0
+			for i := range a.TokenScores {
+				worst = max(worst, math.Abs(a.TokenScores[i].Score-b.TokenScores[i].Score))
+			}
+			t.Logf("largest token score difference, blocks of 16 vs whole: %.3g", worst)
+			require.LessOrEqual(t, worst, 1e-5)
+			require.Equal(t, a.Text, b.Text)
+			require.Equal(t, a.Score, b.Score)
+
+			_, err = blocked.With(pruner.WithAttentionBlock(0))
+			require.ErrorIs(t, err, pruner.ErrOption)
+			_, err = whole.With(pruner.WithPrecision(pruner.BF16))
+			require.ErrorIs(t, err, pruner.ErrOption)
+			_, err = whole.With(pruner.WithPrecision(pruner.Float32), pruner.WithAttentionBlock(0))
+			require.NoError(t, err, "restating the Load settings is allowed")
+		})
+	}
+}

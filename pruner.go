@@ -123,6 +123,9 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 	if graphBF16 {
 		lopts = append(lopts, skimmer.WithBF16Products())
 	}
+	if cfg.attnBlock > 0 {
+		lopts = append(lopts, skimmer.WithQueryBlock(cfg.attnBlock))
+	}
 	model, err := skimmer.LoadContext(ctx, dir, b, lopts...)
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(err, skimmer.ErrCheckpoint) {
@@ -212,6 +215,12 @@ func (p *Pruner) With(opts ...Option) (*Pruner, error) {
 	}
 	if q.cfg.backend != p.cfg.backend {
 		return nil, fmt.Errorf("pruner: %w: the backend is fixed at Load", ErrOption)
+	}
+	if q.cfg.precision.resolved() != p.cfg.precision.resolved() {
+		return nil, fmt.Errorf("pruner: %w: the precision is fixed at Load", ErrOption)
+	}
+	if q.cfg.attnBlock != p.cfg.attnBlock {
+		return nil, fmt.Errorf("pruner: %w: the attention block is fixed at Load", ErrOption)
 	}
 	if scorerName(q.cfg.scorer) != scorerName(p.cfg.scorer) {
 		return nil, fmt.Errorf("pruner: %w: the scorer is fixed at Load", ErrOption)

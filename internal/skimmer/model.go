@@ -79,9 +79,9 @@ func WithBF16Products() LoadOption {
 }
 
 // WithQueryBlock builds the decoder's causal attention over blocks of n
-// queries (backbone.ParamQueryBlock), skipping the masked keys. It is not
-// used by pruner.Load: on XLA CUDA it made the 28-layer graph's compilation
-// 2.6× slower (docs/performance.md) and its run time is not yet measured.
+// queries (backbone.ParamQueryBlock), skipping the masked keys
+// (pruner.WithAttentionBlock). On XLA CUDA it makes the 28-layer graph's
+// compilation slower (docs/performance.md).
 func WithQueryBlock(n int) LoadOption {
 	return func(o *loadOptions) { o.queryBlock = n }
 }
