@@ -227,7 +227,9 @@ func WithBackend(name string) Option {
 //
 // It pays on an accelerator at long windows, where the score matrix is most
 // of the time, and costs compile time there (each block is its own part of
-// the graph); docs/performance.md has the measurements. It has no effect on
+// the graph): on an H200, one 8,192-token call of a 0.6B checkpoint in
+// bf16 took 105 ms whole and 85 ms in blocks of 2,048, and its first call
+// compiled in 65 s instead of 28 s (docs/performance.md). It has no effect on
 // the embedded line model. Like the backend and the precision, it is fixed
 // at Load.
 func WithAttentionBlock(tokens int) Option {

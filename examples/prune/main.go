@@ -88,6 +88,8 @@ type flags struct {
 	maxInputLines                      int
 	minTokens                          int
 	minRelevance                       float64
+	backend, precision                 string
+	attnBlock                          int
 
 	// expand: the input line ranges shown in full (-expand); noNames:
 	// placeholders without names (-names=false).
@@ -129,6 +131,9 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.decision, "decision", "", "decision mode: prob, viterbi or marginal (default: by checkpoint)")
 	fs.Float64Var(&f.threshold, "threshold", -1, "keep lines scoring at least this (default: the scorer's, 0.5; 0.2 for the line model)")
 	fs.IntVar(&f.maxLength, "max-length", 8192, "model window length in tokens")
+	fs.StringVar(&f.backend, "backend", "", "backend of a -model checkpoint: go (default), simplego, or xla[:PLUGIN] (a binary built with -tags xla)")
+	fs.StringVar(&f.precision, "precision", "", "weight products of a -model checkpoint: float32 (default) or bf16 (AVX512_BF16 CPUs, XLA GPUs)")
+	fs.IntVar(&f.attnBlock, "attention-block", 0, "a -model checkpoint's causal attention in blocks of this many query tokens (exact; faster at long windows on a GPU, slower to compile); 0: whole windows")
 	fs.BoolVar(&f.compat, "swepruner", false, "SWE-Pruner compatible output ((filtered N lines))")
 	fs.BoolVar(&f.asJSON, "json", false, "print the whole result as JSON")
 	fs.BoolVar(&f.numbers, "n", false, "prefix kept lines with their input line numbers (nl -ba style)")
@@ -206,6 +211,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		pruner.WithFileName(f.file), pruner.WithDecision(pruner.Decision(f.decision)),
 		pruner.WithBinaryInput(f.binary), pruner.WithMinInputTokens(f.minTokens),
 		pruner.WithPlaceholderNames(!f.noNames),
+		pruner.WithBackend(f.backend), pruner.WithAttentionBlock(f.attnBlock),
+	}
+	if f.precision != "" {
+		opts = append(opts, pruner.WithPrecision(pruner.Precision(f.precision)))
 	}
 	if f.minRelevance != -1 {
 		opts = append(opts, pruner.WithMinRelevance(f.minRelevance))

@@ -71,7 +71,8 @@ func setMemoryLimit(model string) {
 }
 
 type flags struct {
-	model, addr, scorer                             string
+	model, addr, scorer, backend, precision         string
+	attnBlock                                       int
 	maxBody                                         int64
 	maxLength, maxConcurrent                        int
 	timeout, readTimeout, writeTimeout, idleTimeout time.Duration
@@ -91,6 +92,9 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "listen address")
 	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413)")
 	fs.IntVar(&f.maxLength, "max-length", 8192, "model window length in tokens (the SWE-Pruner service uses 8192)")
+	fs.StringVar(&f.backend, "backend", "", "backend of a -model checkpoint: go (default), simplego, or xla[:PLUGIN] (a binary built with -tags xla); one model on one device serves every request")
+	fs.StringVar(&f.precision, "precision", "", "weight products of a -model checkpoint: float32 (default) or bf16 (AVX512_BF16 CPUs, XLA GPUs)")
+	fs.IntVar(&f.attnBlock, "attention-block", 0, "a -model checkpoint's causal attention in blocks of this many query tokens (exact; faster at long windows on a GPU, slower to compile); 0: whole windows")
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", 0, "prunes running at once (0: GOMAXPROCS); others wait")
 	fs.DurationVar(&f.timeout, "timeout", httpapi.DefaultTimeout, "per-request deadline: 503 when no slot frees in time, 504 when the prune overruns it")
 	fs.DurationVar(&f.readTimeout, "read-timeout", 30*time.Second, "time to read a whole request")
@@ -132,7 +136,12 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 	if dir != f.model {
 		setMemoryLimit(dir) // main could not size it before the download
 	}
-	p, err := pruner.Load(ctx, dir, pruner.WithMaxLength(f.maxLength), pruner.WithScorer(f.scorer))
+	opts := []pruner.Option{pruner.WithMaxLength(f.maxLength), pruner.WithScorer(f.scorer),
+		pruner.WithBackend(f.backend), pruner.WithAttentionBlock(f.attnBlock)}
+	if f.precision != "" {
+		opts = append(opts, pruner.WithPrecision(pruner.Precision(f.precision)))
+	}
+	p, err := pruner.Load(ctx, dir, opts...)
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,11 @@ func TestParse(t *testing.T) {
 			assert.Equal(t, 8192, f.maxLength)
 			assert.Equal(t, f.timeout+30*time.Second, f.writeTimeout)
 		}},
+		{"device", []string{"-model", "m", "-backend", "xla", "-precision", "bf16", "-attention-block", "2048"}, false, func(t *testing.T, f *flags) {
+			assert.Equal(t, "xla", f.backend)
+			assert.Equal(t, "bf16", f.precision)
+			assert.Equal(t, 2048, f.attnBlock)
+		}},
 		{"explicit", []string{"-model", "m", "-addr", ":0", "-max-body", "10", "-timeout", "5s"}, false, func(t *testing.T, f *flags) {
 			assert.Equal(t, ":0", f.addr)
 			assert.EqualValues(t, 10, f.maxBody)
