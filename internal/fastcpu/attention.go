@@ -317,7 +317,7 @@ func (r *run) attention(n *node) error {
 			*buf = make([]float32, len(src))
 		}
 		*buf = (*buf)[:len(src)]
-		transposeParallel(*buf, src, op.dims, op.perm, r.e.backend.gemm.workers)
+		transposeParallel(r.e.backend.gemm.team, *buf, src, op.dims, op.perm, r.e.backend.gemm.workers)
 		bufs = append(bufs, buf)
 		v.Data = *buf
 		return v
@@ -358,17 +358,7 @@ func (r *run) attention(n *node) error {
 			p.block(p.blocks[ms.order[i]], sc, q, k, v, ms, c)
 		}
 	}
-	workers := min(r.e.backend.gemm.workers, len(p.blocks))
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
+	r.e.backend.gemm.team.run(min(r.e.backend.gemm.workers, len(p.blocks)), work)
 	for _, buf := range bufs {
 		r.e.scratch.Put(buf)
 	}

@@ -174,7 +174,7 @@ func transpose(dst, src []float32, dims, perm []int) {
 // transposeParallel is transpose split over up to workers goroutines by
 // destination rows (copies of a few MB are memory-bound, but one core does
 // not saturate the memory bus).
-func transposeParallel(dst, src []float32, dims, perm []int, workers int) {
+func transposeParallel(t *team, dst, src []float32, dims, perm []int, workers int) {
 	rows := len(dst)
 	if len(dims) > 0 && dims[perm[len(perm)-1]] > 0 {
 		rows = len(dst) / dims[perm[len(perm)-1]]
@@ -183,7 +183,7 @@ func transposeParallel(dst, src []float32, dims, perm []int, workers int) {
 		transpose(dst, src, dims, perm)
 		return
 	}
-	splitRows(rows, len(dst), workers, func(r0, r1 int) {
+	splitRows(t, rows, len(dst), workers, func(r0, r1 int) {
 		transposeRows(dst, src, dims, perm, r0, r1)
 	})
 }

@@ -3,7 +3,7 @@ package fastcpu
 import (
 	"fmt"
 	"math"
-	"sync"
+	"sync/atomic"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -83,29 +83,26 @@ func planElementwise(n *node) *elemPlan {
 }
 
 // splitRows runs fn over rows [0, rows) in contiguous chunks, one per
-// worker, with at most one worker per elemMinSize of the size values
-// touched (below that, starting goroutines costs more than it saves).
-func splitRows(rows, size, workers int, fn func(r0, r1 int)) {
+// worker (on t), with at most one worker per elemMinSize of the size values
+// touched (below that, handing work over costs more than it saves). A
+// worker that starts late finds its chunk taken.
+func splitRows(t *team, rows, size, workers int, fn func(r0, r1 int)) {
 	workers = min(workers, max(1, size/elemMinSize), max(1, rows))
 	if workers <= 1 {
 		fn(0, rows)
 		return
 	}
 	chunk := (rows + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		r0, r1 := w*chunk, min(rows, (w+1)*chunk)
-		if r0 >= r1 {
-			break
+	var next atomic.Int64
+	t.run(workers, func() {
+		for {
+			r0 := int(next.Add(1)-1) * chunk
+			if r0 >= rows {
+				return
+			}
+			fn(r0, min(rows, r0+chunk))
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(r0, r1)
-		}()
-	}
-	fn(0, min(rows, chunk))
-	wg.Wait()
+	})
 }
 
 // rowIO returns the float32 inputs of a native row-wise node and a new
@@ -140,11 +137,11 @@ func (r *run) elementwise(n *node) error {
 	case "ReduceSumLast":
 		size = len(ins[0])
 	case "Transpose":
-		transposeParallel(dst, ins[0], p.dims, p.perm, r.e.backend.gemm.workers)
+		transposeParallel(r.e.backend.gemm.team, dst, ins[0], p.dims, p.perm, r.e.backend.gemm.workers)
 		size = 0
 	}
 	if size > 0 {
-		splitRows(size/max(1, last), size, r.e.backend.gemm.workers, func(r0, r1 int) {
+		splitRows(r.e.backend.gemm.team, size/max(1, last), size, r.e.backend.gemm.workers, func(r0, r1 int) {
 			p.rows(r0, r1, last, dst, ins, r.e.backend.gemm.SIMD())
 		})
 	}

@@ -262,7 +262,7 @@ func (r *run) dot(n *node) error {
 			*buf = make([]float32, len(data))
 		}
 		*buf = (*buf)[:len(data)]
-		transposeParallel(*buf, data, op.dims, op.perm, r.e.backend.gemm.workers)
+		transposeParallel(r.e.backend.gemm.team, *buf, data, op.dims, op.perm, r.e.backend.gemm.workers)
 		v.Data = *buf
 		bufs = append(bufs, buf)
 	}

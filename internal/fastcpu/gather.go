@@ -92,7 +92,7 @@ func (r *run) gather(n *node) error {
 	}
 	dst := rawBytes(flat)
 	rowBytes := p.width * p.elem
-	splitRows(count, count*p.width, r.e.backend.gemm.workers, func(r0, r1 int) {
+	splitRows(r.e.backend.gemm.team, count, count*p.width, r.e.backend.gemm.workers, func(r0, r1 int) {
 		for i := r0; i < r1; i++ {
 			row := int(min(max(idx(i), 0), int64(p.rows-1)))
 			copy(dst[i*rowBytes:(i+1)*rowBytes], src[row*rowBytes:(row+1)*rowBytes])

@@ -393,7 +393,7 @@ func TestTransposeParallel(t *testing.T) {
 			}
 			for _, workers := range []int{1, 2, 3, 8} {
 				got := make([]float32, size)
-				transposeParallel(got, src, dims, perm, workers)
+				transposeParallel(new(team), got, src, dims, perm, workers)
 				require.Equal(t, want, got, "dims %v perm %v workers %d", dims, perm, workers)
 			}
 			// rowOffsets: where each destination row starts in src.

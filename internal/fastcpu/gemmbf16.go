@@ -3,7 +3,6 @@ package fastcpu
 import (
 	"errors"
 	"math"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -171,14 +170,7 @@ func (g *Gemm) parallel(workers, count int, f func(t int, tmp *[]uint32)) {
 			f(t, tmp)
 		}
 	}
-	workers = min(workers, count)
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
-	for i := 1; i < workers; i++ {
-		go func() { defer wg.Done(); run() }()
-	}
-	run()
-	wg.Wait()
+	g.team.run(min(workers, count), run)
 }
 
 // bf16Task computes task t of j: a block of rows × a block of columns of C,

@@ -303,7 +303,7 @@ func (r *run) rowOp(n *node) error {
 	}
 	rows := len(dst) / max(1, p.width)
 	simd := r.e.backend.gemm.SIMD()
-	splitRows(rows, len(dst), r.e.backend.gemm.workers, func(r0, r1 int) {
+	splitRows(r.e.backend.gemm.team, rows, len(dst), r.e.backend.gemm.workers, func(r0, r1 int) {
 		p.rows(r0, r1, dst, ins, simd)
 	})
 	r.done(n, out)
