@@ -92,10 +92,11 @@ func WithoutAVX512() GemmOption { return func(g *Gemm) { g.level = min(g.level, 
 // NewGemm returns a Gemm that uses the SIMD micro-kernel when this CPU
 // supports it.
 func NewGemm(opts ...GemmOption) *Gemm {
-	g := &Gemm{workers: runtime.GOMAXPROCS(0), level: hostISA(), team: new(team)}
+	g := &Gemm{workers: runtime.GOMAXPROCS(0), level: hostISA()}
 	for _, o := range opts {
 		o(g)
 	}
+	g.team = &team{spinners: 2 * g.workers}
 	g.bufs.New = func() any {
 		return &workBuf{a: make([]float32, mc*kc), b: make([]float32, kc*nc)}
 	}

@@ -20,10 +20,11 @@ import (
 // spins between operations for the same reason.
 const teamSpin = 200 * time.Microsecond
 
-// maxSpinners bounds the helpers waiting at once per team, beyond the
-// workers of one call, so that concurrent executions do not leave a crowd
-// of spinning goroutines behind.
-const maxSpinners = 8
+// minSpinners is the least bound on the helpers waiting at once per team
+// (team.spinners): enough for the workers of two concurrent calls on a
+// small machine, so that concurrent executions do not leave a crowd of
+// spinning goroutines behind.
+const minSpinners = 8
 
 // team runs the parallel parts of a computation on the caller's goroutine
 // and on helpers that stay running for teamSpin after each part, so that
@@ -33,8 +34,11 @@ const maxSpinners = 8
 // dispatch that finds no waiting helper starts a new one. The zero value
 // is ready to use.
 type team struct {
-	mu    sync.Mutex
-	ready []*helper // helpers waiting for a part, most recent last
+	// spinners bounds the helpers waiting at once (at least minSpinners):
+	// a machine with many cores needs one per worker of a call.
+	spinners int
+	mu       sync.Mutex
+	ready    []*helper // helpers waiting for a part, most recent last
 }
 
 // helper is one waiting goroutine's mailbox.
@@ -90,7 +94,7 @@ func (t *team) help(h *helper, p *teamPart) {
 		p.pending.Add(-1)
 		p.wg.Done()
 		t.mu.Lock()
-		if len(t.ready) >= maxSpinners {
+		if len(t.ready) >= max(t.spinners, minSpinners) {
 			t.mu.Unlock()
 			return
 		}
