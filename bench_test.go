@@ -35,6 +35,17 @@ func goSource(b *testing.B, tokens int) string {
 	return sb.String()
 }
 
+// goSource8K returns the first 8,192 tokens (p's tokenizer) of goSource.
+func goSource8K(b *testing.B, p *Pruner) string {
+	b.Helper()
+	src := goSource(b, 10_000)
+	toks := p.tok.Encode(src)
+	if len(toks) < 8192 {
+		b.Skip("not enough source")
+	}
+	return src[:toks[8191].ByteEnd]
+}
+
 // BenchmarkPrune reports the end-to-end cost per 1K input tokens (tokenize,
 // score, decide, repair, render) with the tiny checkpoint and 2048-token
 // windows: the cost per token should stay flat as the text grows.
@@ -76,12 +87,7 @@ func BenchmarkPruneDefault(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src := goSource(b, 10_000)
-	toks := p.tok.Encode(src)
-	if len(toks) < 8192 {
-		b.Skip("not enough source")
-	}
-	text := src[:toks[8191].ByteEnd]
+	text := goSource8K(b, p)
 	budget, err := p.With(WithLineBudget(0.2))
 	if err != nil {
 		b.Fatal(err)
@@ -168,12 +174,7 @@ func BenchmarkPruneHostPath(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src := goSource(b, 10_000)
-	toks := p.tok.Encode(src)
-	if len(toks) < 8192 {
-		b.Skip("not enough source")
-	}
-	text := src[:toks[8191].ByteEnd]
+	text := goSource8K(b, p)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := p.Prune(context.Background(), "how are request headers parsed?", text); err != nil {
