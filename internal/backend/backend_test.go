@@ -77,3 +77,39 @@ func TestWithPrecision(t *testing.T) {
 	_, err = New("go:purego,bf16")
 	require.ErrorIs(t, err, fastcpu.ErrNoBF16, "the portable kernels have no bfloat16 products")
 }
+
+// TestXLAClientOptions: key=value options of an XLA config become the PJRT
+// client's create options, typed as the CUDA plugin wants them; GoMLX's own
+// options and the plugin stay in its config; bad values and unknown keys
+// are refused, naming what is accepted.
+func TestXLAClientOptions(t *testing.T) {
+	for _, tc := range []struct {
+		config, want string
+		opts         map[string]any
+		err          string
+	}{
+		{config: "", want: ""},
+		{config: "cuda", want: "cuda"},
+		{config: "/opt/p/xla_cuda_plugin.so,tf32", want: "/opt/p/xla_cuda_plugin.so,tf32"},
+		{config: "/opt/p.so,preallocate=false", want: "/opt/p.so", opts: map[string]any{"preallocate": false}},
+		{config: "cuda,tf32,memory_fraction=0.25,allocator=platform", want: "cuda,tf32",
+			opts: map[string]any{"memory_fraction": float32(0.25), "allocator": "platform"}},
+		{config: "cuda,preallocate=maybe", err: "want true or false"},
+		{config: "cuda,memory_fraction=1.5", err: "fraction in (0, 1]"},
+		{config: "cuda,memory_fraction=0", err: "fraction in (0, 1]"},
+		{config: "cuda,allocator=", err: "allocator name"},
+		{config: "cuda,devices=2", err: `unknown xla option "devices"`},
+	} {
+		t.Run(tc.config, func(t *testing.T) {
+			got, opts, err := xlaClientOptions(tc.config)
+			if tc.err != "" {
+				require.ErrorIs(t, err, ErrUnavailable)
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.opts, opts)
+		})
+	}
+}

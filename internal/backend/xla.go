@@ -16,10 +16,14 @@ import (
 const XLACompiled = true
 
 func newXLA(config string) (backends.Backend, error) {
+	config, opts, err := xlaClientOptions(config)
+	if err != nil {
+		return nil, err
+	}
 	// The library never downloads anything at run time: GoMLX would otherwise
 	// fetch PJRT plugins from the internet when none is installed.
 	xla.EnableAutoInstall(false)
-	if !filepath.IsAbs(config) {
+	if plugin, _, _ := strings.Cut(config, ","); !filepath.IsAbs(plugin) {
 		plugins := xla.GetAvailablePlugins()
 		if len(plugins) == 0 {
 			return nil, fmt.Errorf("%w: xla backend: no PJRT plugin found; install one (e.g. a CUDA plugin from a JAX installation) "+
@@ -27,7 +31,7 @@ func newXLA(config string) (backends.Backend, error) {
 		}
 	}
 	exactGPUMath()
-	b, err := xla.New(config)
+	b, err := xla.NewWithOptions(config, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w: xla backend: %w", ErrUnavailable, err)
 	}
