@@ -21,6 +21,7 @@ const maxPreworkBytes = 1 << 20
 // off the critical path.
 type prework struct {
 	done    chan struct{}
+	lines   []chunk.Line // chunk.SplitLines(text)
 	a       *astrepair.Analysis
 	aErr    error
 	cost    []int
@@ -31,7 +32,7 @@ type prework struct {
 // goroutine. The caller must call wait before returning, so that nothing
 // outlives the call; cancelling ctx ends the work early.
 func (p *Pruner) startPrework(ctx context.Context, text string, lang syntax.Language) *prework {
-	w := &prework{done: make(chan struct{})}
+	w := &prework{done: make(chan struct{}), lines: chunk.SplitLines(text)}
 	go func() {
 		defer close(w.done)
 		// A panic here would kill the process (Prune's recover runs on
@@ -42,7 +43,7 @@ func (p *Pruner) startPrework(ctx context.Context, text string, lang syntax.Lang
 		}()
 		func() {
 			defer recoverTo(&w.costErr)
-			w.cost, w.costErr = p.lineTokens(ctx, text, chunk.SplitLines(text))
+			w.cost, w.costErr = p.lineTokens(ctx, text, w.lines)
 		}()
 	}()
 	return w

@@ -194,8 +194,13 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 // pre, when not nil, is the analysis and line costs started beside the
 // scorer; the tree a scorer made (ts.Tree) is used before it.
 func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores, lang syntax.Language, verdict relevanceVerdict, pre *prework) (*Result, error) {
+	if pre != nil {
+		pre.wait()
+	}
 	lines := ts.Lines
-	if lines == nil {
+	if lines == nil && pre != nil {
+		lines = pre.lines
+	} else if lines == nil {
 		lines = chunk.SplitLines(text)
 	}
 	scores, covered := ts.LineScores, ts.Covered
@@ -209,7 +214,6 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	var a *astrepair.Analysis
 	var err error
 	if pre != nil && ts.Tree == nil {
-		pre.wait()
 		a, err = pre.a, pre.aErr
 	} else {
 		a, err = astrepair.AnalyzeTree(ctx, text, lang, ts.Tree)
@@ -237,9 +241,6 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		}
 	}
 	var tokCost []int
-	if pre != nil {
-		pre.wait()
-	}
 	if pre != nil && pre.costErr == nil && len(pre.cost) == len(lines) {
 		tokCost = pre.cost
 	} else if tokCost, err = p.lineTokens(ctx, text, lines); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/prunekit/pruner/internal/linemodel/train"
 	"github.com/prunekit/pruner/internal/syntax"
 )
 
@@ -19,30 +20,13 @@ const (
 	minNLWords    = 3
 )
 
-// Unit is a piece of code a question may be answered by.
-type Unit struct {
-	Kind  string `json:"kind"`
-	Start int    `json:"start"`
-	End   int    `json:"end"`
-	Code  string `json:"code"`
-}
-
-// Pair ties a comment's text to the unit it describes.
-type Pair struct {
-	NL   string `json:"nl"`
-	Unit int    `json:"unit"`
-	Kind string `json:"kind"`
-}
-
-// Record is one line of the output; the field order is the contract's.
-type Record struct {
-	Src   string `json:"src"`
-	Path  string `json:"path"`
-	Lang  string `json:"lang"`
-	Split string `json:"split"`
-	Units []Unit `json:"units"`
-	Pairs []Pair `json:"pairs"`
-}
+// The output contract is the format internal/linemodel/train reads:
+// a Record per line, its Units and the Pairs that point into them.
+type (
+	Unit   = train.PairUnit
+	Pair   = train.PairItem
+	Record = train.PairFile
+)
 
 // defClass says whether a definition holds statements (and so yields blocks)
 // or only declares members.

@@ -26,7 +26,7 @@ type PairEncoder struct {
 	// quantized to int8 per row: value = int8 · scale of the row.
 	Q, C           []int8
 	QScale, CScale []float32
-	index          map[string]int32
+	index          wordIndex
 }
 
 // NewPairEncoder quantizes row-major float tables (len(words)×dim each).
@@ -38,7 +38,7 @@ func NewPairEncoder(words []string, idf, q, c []float32, dim int) (*PairEncoder,
 	e := &PairEncoder{Words: words, Dim: dim, IDF: idf}
 	e.Q, e.QScale = quantizeRows(q, dim)
 	e.C, e.CScale = quantizeRows(c, dim)
-	e.buildIndex()
+	e.index = newWordIndex(e.Words)
 	return e, nil
 }
 
@@ -61,20 +61,8 @@ func quantizeRows(v []float32, dim int) ([]int8, []float32) {
 	return out, scale
 }
 
-func (e *PairEncoder) buildIndex() {
-	e.index = make(map[string]int32, len(e.Words))
-	for i, w := range e.Words {
-		e.index[w] = int32(i)
-	}
-}
-
 // ID returns w's row, or -1.
-func (e *PairEncoder) ID(w string) int32 {
-	if i, ok := e.index[w]; ok {
-		return i
-	}
-	return -1
-}
+func (e *PairEncoder) ID(w string) int32 { return e.index.id(w) }
 
 // AddQuery adds word id's idf-weighted natural-language vector to dst.
 func (e *PairEncoder) AddQuery(dst []float32, id int32) {
@@ -186,6 +174,6 @@ func ReadPairEncoder(data []byte) (*PairEncoder, error) {
 		return out
 	}
 	e.Q, e.C = ints(V*D), ints(V*D)
-	e.buildIndex()
+	e.index = newWordIndex(e.Words)
 	return e, nil
 }

@@ -32,7 +32,7 @@ type WordVectors struct {
 	Dim   int
 	Vecs  []int8    // len(Words)×Dim
 	IDF   []float32 // per word
-	index map[string]int32
+	index wordIndex
 }
 
 // NewWordVectors returns vectors of words from row-major float vectors
@@ -53,24 +53,31 @@ func NewWordVectors(words []string, vecs []float32, idf []float32, dim int) (*Wo
 			wv.Vecs[i*dim+j] = int8(math.Round(float64(x) / n * 127))
 		}
 	}
-	wv.buildIndex()
+	wv.index = newWordIndex(wv.Words)
 	return wv, nil
 }
 
-func (wv *WordVectors) buildIndex() {
-	wv.index = make(map[string]int32, len(wv.Words))
-	for i, w := range wv.Words {
-		wv.index[w] = int32(i)
+// wordIndex maps a word table's words to their rows.
+type wordIndex map[string]int32
+
+func newWordIndex(words []string) wordIndex {
+	ix := make(wordIndex, len(words))
+	for i, w := range words {
+		ix[w] = int32(i)
 	}
+	return ix
 }
 
-// ID returns w's row, or -1.
-func (wv *WordVectors) ID(w string) int32 {
-	if i, ok := wv.index[w]; ok {
+// id returns w's row, or -1.
+func (ix wordIndex) id(w string) int32 {
+	if i, ok := ix[w]; ok {
 		return i
 	}
 	return -1
 }
+
+// ID returns w's row, or -1.
+func (wv *WordVectors) ID(w string) int32 { return wv.index.id(w) }
 
 // Cos returns the cosine of words a and b (rows).
 func (wv *WordVectors) Cos(a, b int32) float32 {
@@ -117,7 +124,7 @@ func ReadWordVectors(data []byte) (*WordVectors, error) {
 	for i, c := range data {
 		wv.Vecs[i] = int8(c)
 	}
-	wv.buildIndex()
+	wv.index = newWordIndex(wv.Words)
 	return wv, nil
 }
 

@@ -33,9 +33,10 @@ type PairFile struct {
 
 // PairUnit is a definition ("def") or statement block ("block") of a file.
 type PairUnit struct {
-	Kind       string `json:"kind"`
-	Start, End int
-	Code       string `json:"code"`
+	Kind  string `json:"kind"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	Code  string `json:"code"`
 }
 
 // PairItem is a comment ("doc" above a definition, "inline" above a block)
@@ -650,17 +651,23 @@ func (s *encStep) file(m *encModel, f *encFile, lr float32, rng *rand.Rand) (flo
 	return loss, n
 }
 
-// bagNorm is the norm of a bag's idf-weighted word counts.
-func bagNorm(idf []float32, ws []int32) float32 {
-	c := map[int32]float32{}
+// idfBag is a bag's idf-weighted word counts and their norm.
+func idfBag(idf []float32, ws []int32) (map[int32]float32, float32) {
+	b := map[int32]float32{}
 	for _, w := range ws {
-		c[w] += idf[w]
+		b[w] += idf[w]
 	}
 	n := float32(0)
-	for _, x := range c {
+	for _, x := range b {
 		n += x * x
 	}
-	return float32(math.Sqrt(float64(n)))
+	return b, float32(math.Sqrt(float64(n)))
+}
+
+// bagNorm is the norm of a bag's idf-weighted word counts.
+func bagNorm(idf []float32, ws []int32) float32 {
+	_, n := idfBag(idf, ws)
+	return n
 }
 
 // backNorm turns the gradient g of a unit vector v = u/|u| into the
@@ -738,17 +745,7 @@ func evalTFIDF(d *PairData) EncoderEval {
 // tfidfScorer scores a file's candidates by their sparse tf-idf cosine
 // with a pair's comment.
 func tfidfScorer(idf []float32) func(f *encFile, cands []int32) func(p encPair) []float32 {
-	bag := func(ws []int32) (map[int32]float32, float32) {
-		b := map[int32]float32{}
-		for _, w := range ws {
-			b[w] += idf[w]
-		}
-		n := float32(0)
-		for _, x := range b {
-			n += x * x
-		}
-		return b, float32(math.Sqrt(float64(n)))
-	}
+	bag := func(ws []int32) (map[int32]float32, float32) { return idfBag(idf, ws) }
 	return func(f *encFile, cands []int32) func(p encPair) []float32 {
 		bags := make([]map[int32]float32, len(cands))
 		norms := make([]float32, len(cands))
