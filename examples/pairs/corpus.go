@@ -29,6 +29,8 @@ type task struct {
 	lang string // the corpus's language label, a hint when detection fails
 	// gitDir and oid name a blob of a bare repository, read when mined.
 	gitDir, oid string
+	// messages adds the message pairs (messages.go).
+	messages bool
 }
 
 // codeExt lists the extensions of the languages mined; the content decides

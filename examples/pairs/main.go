@@ -42,6 +42,7 @@ func main() {
 	flag.StringVar(&cfg.exclude, "exclude", "../shared/evalsets/EXCLUDE.md", "list of eval sources to add to the built-in exclusions, if present")
 	flag.IntVar(&cfg.maxFiles, "max-files", 0, "mine at most this many files (0: all)")
 	flag.IntVar(&cfg.workers, "workers", runtime.NumCPU(), "files parsed in parallel")
+	flag.BoolVar(&cfg.messages, "messages", false, "also mine message pairs: an error, panic or log message and the code that emits it (kind msg)")
 	flag.Parse()
 	if cfg.out == "" {
 		fmt.Fprintln(os.Stderr, "pairs: -out is required")
@@ -70,6 +71,7 @@ type config struct {
 	git                           string
 	exclude                       string
 	maxFiles, workers             int
+	messages                      bool
 }
 
 // stats is what a run counts; one per file, summed.
@@ -117,6 +119,9 @@ func run(ctx context.Context, cfg config, log io.Writer) error {
 	})
 	if cfg.maxFiles > 0 && len(tasks) > cfg.maxFiles {
 		tasks = tasks[:cfg.maxFiles]
+	}
+	for i := range tasks {
+		tasks[i].messages = cfg.messages
 	}
 	fmt.Fprintf(log, "pairs: %d files to mine (listed in %s)\n", len(tasks), time.Since(start).Round(time.Millisecond))
 	if err := os.MkdirAll(filepath.Dir(cfg.out), 0o755); err != nil {
@@ -278,7 +283,7 @@ func mineTask(ctx context.Context, t *task) result {
 	if !lang.IsCode() {
 		return result{skip: "not code"}
 	}
-	units, pairs := mineFile(ctx, lang, text)
+	units, pairs := mineFileOpts(ctx, lang, text, t.messages)
 	if units == nil && pairs == nil {
 		return result{skip: "no parse"}
 	}

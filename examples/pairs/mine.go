@@ -92,6 +92,8 @@ type miner struct {
 	tree  *syntax.Tree
 	lines []string // original lines, '\r' dropped
 	clean []string // lines with comment and docstring bytes removed
+	// rowStarts holds the source offset of each row (rowOffset).
+	rowStarts []int
 	// rowKind classifies each row; see the row* constants.
 	rowKind []int8
 	// commentAt maps a row to the comment nodes starting on it.
@@ -111,6 +113,11 @@ const (
 // mineFile extracts the units and pairs of one source file. It returns nil
 // units when the file does not parse.
 func mineFile(ctx context.Context, lang syntax.Language, src []byte) ([]Unit, []Pair) {
+	return mineFileOpts(ctx, lang, src, false)
+}
+
+// mineFileOpts is mineFile, with the message pairs when messages is set.
+func mineFileOpts(ctx context.Context, lang syntax.Language, src []byte, messages bool) ([]Unit, []Pair) {
 	tree, err := syntax.Parse(ctx, lang, src)
 	if err != nil || tree == nil || len(tree.Nodes) == 0 {
 		return nil, nil
@@ -122,6 +129,9 @@ func mineFile(ctx context.Context, lang syntax.Language, src []byte) ([]Unit, []
 	m.defUnits()
 	m.docPairs()
 	m.blocks()
+	if messages {
+		m.messages()
+	}
 	return m.finish()
 }
 

@@ -241,3 +241,58 @@ func TestSkipText(t *testing.T) {
 	assert.Equal(t, "standard library copy", skipText([]byte("// Copyright 2009 The Go Authors. All rights reserved.\npackage p\n")))
 	assert.Equal(t, "", skipText([]byte("package p\n\nfunc F() {}\n")))
 }
+
+// TestMineMessages: a message and the code around the statement that
+// emits it, the message's characters blanked in the code; strings that are
+// not emitted (Sprintf's) and messages of under three words are not pairs.
+func TestMineMessages(t *testing.T) {
+	tests := []struct {
+		file string
+		want []wantPair
+		code map[string]string // nl → a line the unit's code must hold
+	}{
+		{"messages.go", []wantPair{
+			{"http method is not valid", "msg", "msg", 10, 12},
+			{"empty path for route", "msg", "msg", 13, 15},
+			{"adding the route with its handlers", "msg", "msg", 14, 17},
+			{"could not open the configuration file", "msg", "msg", 23, 25},
+		}, map[string]string{
+			"http method is not valid":              `		panic("            " + method + "             ")`,
+			"could not open the configuration file": `		return errors.New("                                     ")`,
+		}},
+		{"messages.py", []wantPair{
+			{"attempt of failed", "msg", "msg", 5, 6},
+			{"gave up after attempts", "msg", "msg", 4, 7},
+			{"negative values are not allowed here", "msg", "msg", 10, 11},
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", tt.file))
+			require.NoError(t, err)
+			lang := syntax.Detect(string(b), tt.file)
+			units, pairs := mineFileOpts(context.Background(), lang, b, true)
+			var got []wantPair
+			for _, p := range pairs {
+				if p.Kind != "msg" {
+					continue
+				}
+				u := units[p.Unit]
+				got = append(got, wantPair{p.NL, p.Kind, u.Kind, u.Start, u.End})
+				assert.NotContains(t, u.Code, p.NL, "the unit's code carries its message")
+				if line, ok := tt.code[p.NL]; ok {
+					assert.Contains(t, strings.Split(u.Code, "\n"), line)
+				}
+			}
+			assert.ElementsMatch(t, tt.want, got)
+			// Without the option the file mines as before: no msg units.
+			units, pairs = mineFile(context.Background(), lang, b)
+			for _, p := range pairs {
+				assert.NotEqual(t, "msg", p.Kind)
+			}
+			for _, u := range units {
+				assert.NotEqual(t, "msg", u.Kind)
+			}
+		})
+	}
+}

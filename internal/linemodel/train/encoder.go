@@ -86,6 +86,7 @@ const (
 const (
 	kindDef = iota
 	kindBlock
+	kindMsg
 	numUnitKinds
 )
 
@@ -95,6 +96,9 @@ func unitKind(s string) (int, bool) {
 		return kindDef, true
 	case "block", "inline":
 		return kindBlock, true
+	case "msg":
+		// A message and the code that emits it (examples/pairs -messages).
+		return kindMsg, true
 	}
 	return 0, false
 }
@@ -349,7 +353,8 @@ func eachPairFile(path string, fn func(*PairFile) error) error {
 type EncoderEval struct {
 	Pairs   int
 	MRR, R1 float64
-	// ByKind holds the same for doc (def) and inline (block) pairs.
+	// ByKind holds the same for doc (def), inline (block) and message
+	// (msg) pairs.
 	ByKind [numUnitKinds]struct {
 		Pairs   int
 		MRR, R1 float64
@@ -357,8 +362,12 @@ type EncoderEval struct {
 }
 
 func (e EncoderEval) String() string {
-	return fmt.Sprintf("MRR %.4f R@1 %.4f (%d pairs; doc %.4f/%.4f, inline %.4f/%.4f)", e.MRR, e.R1, e.Pairs,
+	s := fmt.Sprintf("MRR %.4f R@1 %.4f (%d pairs; doc %.4f/%.4f, inline %.4f/%.4f", e.MRR, e.R1, e.Pairs,
 		e.ByKind[kindDef].MRR, e.ByKind[kindDef].R1, e.ByKind[kindBlock].MRR, e.ByKind[kindBlock].R1)
+	if m := e.ByKind[kindMsg]; m.Pairs > 0 {
+		s += fmt.Sprintf(", msg %.4f/%.4f of %d", m.MRR, m.R1, m.Pairs)
+	}
+	return s + ")"
 }
 
 // encModel is the float encoder being trained; gQ and gC are row-wise
