@@ -192,7 +192,10 @@ func WithLanguage(lang string) Option {
 	return func(c *config) error { c.language = lang; return nil }
 }
 
-// WithFileName gives a file name whose extension helps detect the language.
+// WithFileName gives a file name whose extension decides the language.
+// Without one (piped input), the language is detected from the text, and a
+// text detected as code must also parse as it: tool output that quotes
+// code (git blame, test logs) and does not parse is pruned as text.
 func WithFileName(name string) Option {
 	return func(c *config) error { c.fileName = name; return nil }
 }

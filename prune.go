@@ -39,7 +39,7 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	// The language is detected once: the line model's features and the
 	// repair pass both need it, and detection reads the text. It comes
 	// first so that a bad WithLanguage fails whatever the text's size.
-	lang, err := p.language(text)
+	lang, err := p.language(ctx, text)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +363,7 @@ func bridgeBlankLines(text string, lines []chunk.Line, keep []bool, why []Reason
 }
 
 // language resolves the override, else detects from content and file name.
-func (p *Pruner) language(text string) (syntax.Language, error) {
+func (p *Pruner) language(ctx context.Context, text string) (syntax.Language, error) {
 	if p.cfg.language != "" {
 		lang, err := syntax.ParseLanguage(p.cfg.language)
 		if err != nil {
@@ -371,7 +371,10 @@ func (p *Pruner) language(text string) (syntax.Language, error) {
 		}
 		return lang, nil
 	}
-	return syntax.Detect(text, p.cfg.fileName), nil
+	// Content detection is confirmed by a parse: tool output that reads
+	// like code but does not parse is text, or the repair pass would keep
+	// whole runs of it as the rest of a statement.
+	return syntax.DetectParsed(ctx, text, p.cfg.fileName), nil
 }
 
 func repairReason(r astrepair.Reason) Reason {

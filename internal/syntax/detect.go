@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -248,4 +249,48 @@ func stripComments(window string) string {
 		sb.WriteString(ln)
 	}
 	return sb.String()
+}
+
+// maxDetectErrors is the most ERROR and MISSING nodes per 100 lines a
+// parse of the detection window may hold for content detection's answer
+// to stand. Chosen on the val splits without their file names: of 1,565
+// texts of real code (labelled code questions, commit cases, mined
+// questions) 31 exceed it (2%), all windows cut mid-construct; of the 142
+// tool outputs content detection calls code (git blame and test logs
+// quoting code, among 775) 127 do (89%), at up to 460 errors per 100
+// lines. Text taken for code costs far more than code taken for text:
+// the repair pass then keeps whole runs of it as the rest of a statement.
+const maxDetectErrors = 20
+
+// DetectParsed is Detect, with content detection confirmed by the
+// grammar it names: when no file name decided and the detection window
+// does not parse as that language (more than maxDetectErrors errors per
+// 100 lines), the text is Text. A file name's language is trusted.
+func DetectParsed(ctx context.Context, text, filename string) Language {
+	if filename != "" {
+		if _, ok := extLanguage(filename); ok {
+			return Detect(text, filename)
+		}
+	}
+	lang := Detect(text, filename)
+	if !lang.IsCode() {
+		return lang
+	}
+	window := text
+	if len(window) > detectWindow {
+		window = window[:detectWindow]
+		// A cut line would count as an error of its own.
+		if nl := strings.LastIndexByte(window, '\n'); nl > 0 {
+			window = window[:nl+1]
+		}
+	}
+	t, err := Parse(ctx, lang, []byte(window))
+	if err != nil || t == nil {
+		return lang
+	}
+	lines := strings.Count(window, "\n") + 1
+	if 100*t.Errors > maxDetectErrors*lines {
+		return Text
+	}
+	return lang
 }
