@@ -107,7 +107,9 @@ type Option func(*config) error
 // the model when its score is at least t. The default is 0.5, and 0.2 for
 // the embedded line model (ScorerLine), whose scores read differently: a
 // threshold t keeps the best lines until they hold a 1−t share of the
-// model's expected relevant lines, so 0.2 keeps about 80% of them.
+// model's expected relevant lines, so 0.2 keeps about 80% of them (among
+// its best 1,000 lines: a longer text keeps its best lines, not a share of
+// its length).
 func WithThreshold(t float64) Option {
 	return func(c *config) error {
 		if math.IsNaN(t) || t < 0 || t > 1 {

@@ -15,8 +15,8 @@ import (
 
 // DefaultThreshold is the line model's default threshold on its scores:
 // keep the best lines until they are expected to hold 80% of the lines that
-// matter. On the val split this keeps 25% of the lines (before repair) with
-// a gold-line recall of 0.75.
+// matter (among the best nucleusLines lines). On the val split this keeps
+// 25% of the lines (before repair) with a gold-line recall of 0.75.
 const DefaultThreshold = 0.2
 
 // ScoreText scores text's lines with the model for the pruning pipeline.
