@@ -37,7 +37,7 @@ func TestPreworkSameResult(t *testing.T) {
 			got, err := p.Prune(ctx, "when does retry fail?", tc.text)
 			require.NoError(t, err)
 
-			lang, err := p.language(ctx, tc.text)
+			lang, err := p.language(tc.text)
 			require.NoError(t, err)
 			ts, err := p.sc.score(ctx, p, "when does retry fail?", tc.text, lang)
 			require.NoError(t, err)

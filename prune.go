@@ -39,15 +39,28 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	// The language is detected once: the line model's features and the
 	// repair pass both need it, and detection reads the text. It comes
 	// first so that a bad WithLanguage fails whatever the text's size.
-	lang, err := p.language(ctx, text)
+	lang, err := p.language(text)
 	if err != nil {
 		return nil, err
+	}
+	// A language read from the content must also parse as that language
+	// (syntax.Plausible): tool output that quotes code (a git blame, a
+	// test log) is text, or the repair pass would keep whole runs of it
+	// as the rest of a statement. The line model parses the text anyway,
+	// so its parse confirms after scoring; others parse the detection
+	// window first.
+	confirm := lang.IsCode() && p.cfg.language == "" && !syntax.Named(p.cfg.fileName)
+	if confirm && (p.sc.slow() || p.cfg.renderer == RenderSWEPruner) {
+		lang, confirm = syntax.DetectParsed(ctx, text, p.cfg.fileName), false
 	}
 	if why, err := p.tooSmall(ctx, text); err != nil || why != "" {
 		if err != nil {
 			return nil, err
 		}
 		res := p.unpruned(text, why)
+		if confirm {
+			lang = syntax.DetectParsed(ctx, text, p.cfg.fileName)
+		}
 		res.Language = string(lang)
 		return res, nil
 	}
@@ -64,6 +77,20 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	ts, err := p.sc.score(ctx, p, query, text, lang)
 	if err != nil {
 		return nil, err
+	}
+	if confirm {
+		plausible := true
+		if ts.Tree != nil {
+			plausible = syntax.Plausible(ts.Tree, text)
+		} else {
+			plausible = syntax.DetectParsed(ctx, text, p.cfg.fileName).IsCode()
+		}
+		if !plausible {
+			lang = syntax.Text
+			if ts, err = p.sc.score(ctx, p, query, text, lang); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if p.cfg.renderer == RenderSWEPruner {
 		res = p.renderCompat(text, ts)
@@ -363,7 +390,7 @@ func bridgeBlankLines(text string, lines []chunk.Line, keep []bool, why []Reason
 }
 
 // language resolves the override, else detects from content and file name.
-func (p *Pruner) language(ctx context.Context, text string) (syntax.Language, error) {
+func (p *Pruner) language(text string) (syntax.Language, error) {
 	if p.cfg.language != "" {
 		lang, err := syntax.ParseLanguage(p.cfg.language)
 		if err != nil {
@@ -371,10 +398,7 @@ func (p *Pruner) language(ctx context.Context, text string) (syntax.Language, er
 		}
 		return lang, nil
 	}
-	// Content detection is confirmed by a parse: tool output that reads
-	// like code but does not parse is text, or the repair pass would keep
-	// whole runs of it as the rest of a statement.
-	return syntax.DetectParsed(ctx, text, p.cfg.fileName), nil
+	return syntax.Detect(text, p.cfg.fileName), nil
 }
 
 func repairReason(r astrepair.Reason) Reason {

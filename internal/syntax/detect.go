@@ -262,18 +262,31 @@ func stripComments(window string) string {
 // the repair pass then keeps whole runs of it as the rest of a statement.
 const maxDetectErrors = 20
 
+// Named reports whether filename's extension decides the language, so
+// that Detect does not read the content.
+func Named(filename string) bool {
+	if filename == "" {
+		return false
+	}
+	_, ok := extLanguage(filename)
+	return ok
+}
+
+// Plausible reports whether a parse of text (or of a prefix of it, whose
+// lines count) holds at most maxDetectErrors ERROR and MISSING nodes per
+// 100 lines: whether text can be the language content detection said.
+func Plausible(t *Tree, text string) bool {
+	lines := strings.Count(text, "\n") + 1
+	return 100*t.Errors <= maxDetectErrors*lines
+}
+
 // DetectParsed is Detect, with content detection confirmed by the
 // grammar it names: when no file name decided and the detection window
-// does not parse as that language (more than maxDetectErrors errors per
-// 100 lines), the text is Text. A file name's language is trusted.
+// does not parse as that language (Plausible), the text is Text. A file
+// name's language is trusted.
 func DetectParsed(ctx context.Context, text, filename string) Language {
-	if filename != "" {
-		if _, ok := extLanguage(filename); ok {
-			return Detect(text, filename)
-		}
-	}
 	lang := Detect(text, filename)
-	if !lang.IsCode() {
+	if Named(filename) || !lang.IsCode() {
 		return lang
 	}
 	window := text
@@ -288,8 +301,7 @@ func DetectParsed(ctx context.Context, text, filename string) Language {
 	if err != nil || t == nil {
 		return lang
 	}
-	lines := strings.Count(window, "\n") + 1
-	if 100*t.Errors > maxDetectErrors*lines {
+	if !Plausible(t, window) {
 		return Text
 	}
 	return lang
