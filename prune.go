@@ -47,11 +47,11 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	// (syntax.Plausible): tool output that quotes code (a git blame, a
 	// test log) is text, or the repair pass would keep whole runs of it
 	// as the rest of a statement. The line model parses the text anyway,
-	// so its parse confirms after scoring; others parse the detection
-	// window first.
+	// so its parse confirms after scoring; a slow scorer's prework needs
+	// the language first, so its detection window is parsed now.
 	confirm := lang.IsCode() && p.cfg.language == "" && !syntax.Named(p.cfg.fileName)
-	if confirm && (p.sc.slow() || p.cfg.renderer == RenderSWEPruner) {
-		lang, confirm = syntax.DetectParsed(ctx, text, p.cfg.fileName), false
+	if confirm && p.sc.slow() {
+		lang, confirm = syntax.Confirm(ctx, text, lang), false
 	}
 	if why, err := p.tooSmall(ctx, text); err != nil || why != "" {
 		if err != nil {
@@ -59,7 +59,7 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 		}
 		res := p.unpruned(text, why)
 		if confirm {
-			lang = syntax.DetectParsed(ctx, text, p.cfg.fileName)
+			lang = syntax.Confirm(ctx, text, lang)
 		}
 		res.Language = string(lang)
 		return res, nil
@@ -79,12 +79,8 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 		return nil, err
 	}
 	if confirm {
-		plausible := true
-		if ts.Tree != nil {
-			plausible = syntax.Plausible(ts.Tree, text)
-		} else {
-			plausible = syntax.DetectParsed(ctx, text, p.cfg.fileName).IsCode()
-		}
+		plausible := ts.Tree != nil && syntax.Plausible(ts.Tree, text) ||
+			ts.Tree == nil && syntax.Confirm(ctx, text, lang).IsCode()
 		if !plausible {
 			lang = syntax.Text
 			if ts, err = p.sc.score(ctx, p, query, text, lang); err != nil {

@@ -47,7 +47,7 @@ var msgStatementTypes = map[string]bool{"raise_statement": true, "throw_statemen
 // msgContextTypes are the guards whose condition says when a message is
 // emitted; the innermost one of at most maxBlockLines rows is the unit.
 var msgContextTypes = map[string]bool{
-	"if_statement": true, "if_expression": true, "elif_clause": true, "let_condition": false,
+	"if_statement": true, "if_expression": true, "elif_clause": true,
 	"match_arm": true, "case_clause": true, "expression_case": true, "type_case": true, "switch_case": true,
 	"switch_block_statement_group": true, "catch_clause": true, "except_clause": true,
 }
@@ -100,11 +100,9 @@ func (m *miner) messages() {
 			if u < 0 {
 				continue
 			}
-			before := len(m.pairs)
-			m.addPair(nl, u, "msg")
-			if len(m.pairs) > before {
-				n++
-			}
+			// messageText has cleaned nl as addPair would.
+			m.pairs = append(m.pairs, Pair{NL: nl, Unit: u, Kind: "msg"})
+			n++
 		}
 	}
 }

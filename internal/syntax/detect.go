@@ -281,12 +281,20 @@ func Plausible(t *Tree, text string) bool {
 }
 
 // DetectParsed is Detect, with content detection confirmed by the
-// grammar it names: when no file name decided and the detection window
-// does not parse as that language (Plausible), the text is Text. A file
-// name's language is trusted.
+// grammar it names (Confirm). A file name's language is trusted.
 func DetectParsed(ctx context.Context, text, filename string) Language {
 	lang := Detect(text, filename)
-	if Named(filename) || !lang.IsCode() {
+	if Named(filename) {
+		return lang
+	}
+	return Confirm(ctx, text, lang)
+}
+
+// Confirm returns lang when the detection window of text parses as it
+// (Plausible), else Text; a lang that is not code, or a window that cannot
+// be parsed, is returned as it is.
+func Confirm(ctx context.Context, text string, lang Language) Language {
+	if !lang.IsCode() {
 		return lang
 	}
 	window := text
