@@ -408,13 +408,18 @@ func pathDir(l string) (string, bool) {
 }
 
 // sizePredicate is a comparison with a size the query asks for: "larger
-// than 50 KB", "below 200 bytes", "more than 10 lines".
+// than 50 KB", "below 200 bytes", "more than 10 lines", "36K or more"
+// (inclusive: also "at least", ">=").
 type sizePredicate struct {
-	v       float64
-	greater bool
+	v         float64
+	greater   bool
+	inclusive bool
 }
 
 func (p sizePredicate) holds(v float64) bool {
+	if p.inclusive && v == p.v {
+		return true
+	}
 	if p.greater {
 		return v > p.v
 	}
@@ -424,16 +429,24 @@ func (p sizePredicate) holds(v float64) bool {
 var (
 	greaterWords = []string{"above", "over", "exceeding", "exceed", "exceeds", "larger", "bigger", "more", "greater", "least", "beyond", "upwards", ">", ">="}
 	lessWords    = []string{"below", "under", "less", "smaller", "fewer", "most", "<", "<="}
+	// Words after the number: "36K or more", "1 MB and up", "10 KB or less".
+	greaterAfter = []string{"more", "larger", "bigger", "greater", "above", "up", "higher", "over"}
+	lessAfter    = []string{"less", "smaller", "fewer", "below", "under", "lower"}
 )
 
-// parseSizePredicate finds the first number in query that one of the
-// comparison words precedes by at most three words, with an optional
-// unit after it (B, bytes, K/KB/KiB, M/MB/MiB, G/GB/GiB).
+// parseSizePredicate finds the first number in query that a comparison
+// word precedes by at most three words ("larger than 50 KB", "at least
+// 36K") or that "or more" / "or less" follows, with an optional unit after
+// it (B, bytes, K/KB/KiB, M/MB/MiB, G/GB/GiB). Thousands separators
+// ("30,000 bytes") are read as such; "36K+" is 36K or more.
 func parseSizePredicate(query string) (sizePredicate, bool) {
 	fs := strings.Fields(strings.ToLower(query))
+	trim := func(w string) string { return strings.Trim(w, ".,;:?!()\"'") }
 	for k, tok := range fs {
 		tok = strings.TrimRight(tok, ".,;:?!)")
-		numPart, unit := splitNumberUnit(tok)
+		plus := strings.HasSuffix(tok, "+")
+		tok = strings.TrimSuffix(tok, "+")
+		numPart, unit := splitNumberUnit(thousands(tok))
 		if numPart == "" {
 			continue
 		}
@@ -441,21 +454,57 @@ func parseSizePredicate(query string) (sizePredicate, bool) {
 		if err != nil || math.IsInf(v, 0) {
 			continue
 		}
+		next := k + 1
 		if unit == "" && k+1 < len(fs) {
-			unit = strings.TrimRight(fs[k+1], ".,;:?!)")
+			if u := trim(fs[k+1]); unitScale(u) != 1 || u == "b" || u == "bytes" {
+				unit, next = u, k+2
+			}
 		}
 		v *= unitScale(unit)
+		if plus {
+			return sizePredicate{v, true, true}, true
+		}
 		for b := k - 1; b >= max(0, k-3); b-- {
-			w := strings.Trim(fs[b], ".,;:?!(\"'")
+			w := trim(fs[b])
+			incl := w == ">=" || w == "<=" || w == "least" || w == "most" && b > 0 && trim(fs[b-1]) == "at"
 			if slices.Contains(greaterWords, w) {
-				return sizePredicate{v, true}, true
+				return sizePredicate{v, true, incl}, true
 			}
 			if slices.Contains(lessWords, w) {
-				return sizePredicate{v, false}, true
+				return sizePredicate{v, false, incl}, true
+			}
+		}
+		// "4, or more precisely" is no comparison: the number's clause ended.
+		ended := strings.TrimRight(fs[next-1], ".,;:?!)") != fs[next-1]
+		if !ended && next+1 < len(fs) && (fs[next] == "or" || fs[next] == "and") {
+			w := trim(fs[next+1])
+			if slices.Contains(greaterAfter, w) {
+				return sizePredicate{v, true, true}, true
+			}
+			if slices.Contains(lessAfter, w) {
+				return sizePredicate{v, false, true}, true
 			}
 		}
 	}
 	return sizePredicate{}, false
+}
+
+// thousands removes the separators of "30,000" and "1,048,576" (a comma
+// followed by exactly three digits, between digits); other tokens are
+// returned as they are.
+func thousands(tok string) string {
+	if !strings.Contains(tok, ",") {
+		return tok
+	}
+	var b strings.Builder
+	for i := 0; i < len(tok); i++ {
+		if tok[i] == ',' && i > 0 && isDigit(tok[i-1]) && i+3 < len(tok) &&
+			isDigit(tok[i+1]) && isDigit(tok[i+2]) && isDigit(tok[i+3]) && (i+4 == len(tok) || !isDigit(tok[i+4])) {
+			continue
+		}
+		b.WriteByte(tok[i])
+	}
+	return b.String()
 }
 
 // splitNumberUnit splits "50kb" into "50" and "kb"; numPart is empty when

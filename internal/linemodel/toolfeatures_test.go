@@ -180,19 +180,38 @@ func TestRecordColumns(t *testing.T) {
 
 func TestParseSizePredicate(t *testing.T) {
 	for q, want := range map[string]sizePredicate{
-		"Which test files are larger than 50 KB?":           {50 << 10, true},
-		"Show source files with sizes above the 16 KB mark": {16 << 10, true},
-		"List anything below 200 bytes.":                    {200, false},
-		"commits with more than 10 lines changed":           {10, true},
-		"Any source files exceeding 1.5MB?":                 {1.5 * (1 << 20), true},
+		"Which test files are larger than 50 KB?":           {v: 50 << 10, greater: true},
+		"Show source files with sizes above the 16 KB mark": {v: 16 << 10, greater: true},
+		"List anything below 200 bytes.":                    {v: 200},
+		"commits with more than 10 lines changed":           {v: 10, greater: true},
+		"Any source files exceeding 1.5MB?":                 {v: 1.5 * (1 << 20), greater: true},
+		"Which .py files are larger than 30,000 bytes?":     {v: 30000, greater: true},
+		"files of 1,048,576 bytes or more":                  {v: 1 << 20, greater: true, inclusive: true},
+		"which .rs files take 36K or more on disk?":         {v: 36 << 10, greater: true, inclusive: true},
+		"anything at least 2 MB":                            {v: 2 << 20, greater: true, inclusive: true},
+		"logs of at most 100 lines":                         {v: 100, inclusive: true},
+		"archives of 10 MB and up":                          {v: 10 << 20, greater: true, inclusive: true},
+		"modules of 4K or smaller":                          {v: 4 << 10, inclusive: true},
+		"list the 64K+ files":                               {v: 64 << 10, greater: true, inclusive: true},
+		"under 3 seconds, 1,5 tests":                        {v: 3},
 	} {
 		got, ok := parseSizePredicate(q)
 		require.True(t, ok, q)
 		assert.Equal(t, want, got, q)
 	}
-	for _, q := range []string{"Why was job img-0152 requeued?", "the 3 fattest files", "what failed at line 42", ""} {
+	for _, q := range []string{"Why was job img-0152 requeued?", "the 3 fattest files", "what failed at line 42", "", "the 2 or 3 largest files", "see section 4, or more"} {
 		_, ok := parseSizePredicate(q)
 		assert.False(t, ok, q)
+	}
+	p := sizePredicate{v: 36 << 10, greater: true, inclusive: true}
+	assert.True(t, p.holds(36<<10))
+	p.inclusive = false
+	assert.False(t, p.holds(36<<10))
+}
+
+func TestThousands(t *testing.T) {
+	for in, want := range map[string]string{"30,000": "30000", "1,048,576": "1048576", "1,5": "1,5", "10,0000": "10,0000", "a,bcd": "a,bcd", "12": "12", "3,141k": "3141k"} {
+		assert.Equal(t, want, thousands(in), in)
 	}
 }
 
