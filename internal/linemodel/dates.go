@@ -144,20 +144,76 @@ func (r dateRange) holds(s stamp) bool {
 	return s >= r.lo && s <= r.hi
 }
 
-// parseDateRange finds the span of time a query names, if any.
+// parseDateRange finds the span of time a query names, if any: a day, a
+// month or a year, or, with the words before it, everything since or
+// after it ("since March 2023", "after 2021-05-01"), before or until it
+// ("before 2020"), or up to a second date ("between 2019 and 2021",
+// "from May 2020 to June 2021"; "from May 2020" alone is May 2020). A
+// month of any year takes no such words.
 func parseDateRange(query string) (dateRange, bool) {
-	if s := lineDate(query); s != 0 && s/1e10 != 0 {
-		day := s / 1e6 * 1e6
-		return dateRange{lo: day, hi: day + 235959}, true
-	}
 	fs := strings.Fields(query)
-	year := func(t string) int {
-		t = strings.Trim(t, ".,;:?!()'\"")
-		if v := digitsAt(t, 0, 4); len(t) == 4 && v >= 1970 && v <= 2199 {
-			return v
-		}
-		return 0
+	r, k, ok := baseDateRange(fs)
+	if !ok || r.anyYear || k == 0 {
+		return r, ok
 	}
+	word := func(i int) string {
+		if i < 0 || i >= len(fs) {
+			return ""
+		}
+		return strings.ToLower(strings.Trim(fs[i], ".,;:?!()'\""))
+	}
+	prev, prev2 := word(k-1), word(k-2)+" "+word(k-1)
+	const first, last = stamp(10000000000), stamp(99991231235959) // year 1, year 9999
+	switch {
+	case prev == "since" || prev == "starting":
+		r.hi = last
+	case prev == "after" || prev2 == "later than" || prev2 == "newer than":
+		r.lo, r.hi = r.hi+1, last
+	case prev == "before" || prev2 == "prior to" || prev2 == "earlier than" || prev2 == "older than":
+		r.lo, r.hi = first, r.lo-1
+	case prev == "until" || prev == "till" || prev == "through" || prev2 == "up to":
+		r.lo = first
+	case prev == "between" || prev == "from":
+		// The second date follows "and" or "to" within a few words.
+		for j := k + 1; j < min(len(fs), k+5); j++ {
+			if w := word(j); w == "and" || w == "to" || w == "until" {
+				r2, _, ok := baseDateRange(fs[j+1:])
+				if y := queryYear(word(j + 1)); y != 0 {
+					r2, ok = dateRange{lo: mkStamp(y, 1, 1, 0, 0, 0), hi: mkStamp(y, 12, 31, 23, 59, 59)}, true
+				}
+				if ok && !r2.anyYear && r2.hi >= r.lo {
+					r.hi = r2.hi
+				}
+				return r, true
+			}
+		}
+		// "commits from October 2018" are those of October 2018.
+	}
+	return r, true
+}
+
+// queryYear returns the year a word names (1970..2199), else 0.
+func queryYear(t string) int {
+	t = strings.Trim(t, ".,;:?!()'\"")
+	if v := digitsAt(t, 0, 4); len(t) == 4 && v >= 1970 && v <= 2199 {
+		return v
+	}
+	return 0
+}
+
+// baseDateRange finds the first day, month or year the words fs name and
+// the index of its first word.
+func baseDateRange(fs []string) (dateRange, int, bool) {
+	if s := lineDate(strings.Join(fs, " ")); s != 0 && s/1e10 != 0 {
+		day := s / 1e6 * 1e6
+		// Its first word: the one that holds a date, a month or a year.
+		k := 0
+		for k < len(fs)-1 && lineDate(fs[k]) == 0 && monthOf(strings.Trim(fs[k], ".,;:?!()'\"")) == 0 && queryYear(fs[k]) == 0 {
+			k++
+		}
+		return dateRange{lo: day, hi: day + 235959}, k, true
+	}
+	year := queryYear
 	for k, t := range fs {
 		w := strings.Trim(t, ".,;:?!()'\"")
 		// "may" and "march" are words too: a month needs a year after
@@ -170,18 +226,19 @@ func parseDateRange(query string) (dateRange, bool) {
 		capital := w != "" && w[0] >= 'A' && w[0] <= 'Z' && w != "May"
 		if mo != 0 && (y != 0 || capital) {
 			if y == 0 {
-				return dateRange{anyYear: true, lo: mkStamp(0, mo, 1, 0, 0, 0), hi: mkStamp(0, mo, 31, 23, 59, 59)}, true
+				return dateRange{anyYear: true, lo: mkStamp(0, mo, 1, 0, 0, 0), hi: mkStamp(0, mo, 31, 23, 59, 59)}, k, true
 			}
-			return dateRange{lo: mkStamp(y, mo, 1, 0, 0, 0), hi: mkStamp(y, mo, 31, 23, 59, 59)}, true
+			return dateRange{lo: mkStamp(y, mo, 1, 0, 0, 0), hi: mkStamp(y, mo, 31, 23, 59, 59)}, k, true
 		}
 	}
 	for k, t := range fs {
 		if y := year(t); y != 0 && k > 0 {
-			switch strings.ToLower(fs[k-1]) {
-			case "in", "of", "during", "throughout":
-				return dateRange{lo: mkStamp(y, 1, 1, 0, 0, 0), hi: mkStamp(y, 12, 31, 23, 59, 59)}, true
+			switch strings.ToLower(strings.Trim(fs[k-1], ".,;:?!()'\"")) {
+			case "in", "of", "during", "throughout", "since", "after", "before", "until", "till", "through",
+				"between", "from", "than", "to", "starting":
+				return dateRange{lo: mkStamp(y, 1, 1, 0, 0, 0), hi: mkStamp(y, 12, 31, 23, 59, 59)}, k, true
 			}
 		}
 	}
-	return dateRange{}, false
+	return dateRange{}, 0, false
 }

@@ -41,6 +41,18 @@ func TestParseDateRange(t *testing.T) {
 		{"Anything committed in 2019?", true, mkStamp(2019, 6, 1, 0, 0, 0), mkStamp(2020, 1, 1, 0, 0, 0)},
 		{"What changed on 2021-11-05?", true, mkStamp(2021, 11, 5, 23, 0, 0), mkStamp(2021, 11, 6, 0, 0, 0)},
 		{"Which files changed in March?", true, mkStamp(2020, 3, 2, 0, 0, 0), mkStamp(2020, 4, 2, 0, 0, 0)},
+		{"Which files changed since March 2023?", true, mkStamp(2024, 1, 2, 0, 0, 0), mkStamp(2023, 2, 28, 23, 0, 0)},
+		{"Which files changed since March 2023?", true, mkStamp(2023, 3, 1, 0, 0, 0), mkStamp(2022, 12, 1, 0, 0, 0)},
+		{"anything after 2021-05-01?", true, mkStamp(2021, 5, 2, 0, 0, 1), mkStamp(2021, 5, 1, 23, 0, 0)},
+		{"changed after June 2022", true, mkStamp(2023, 1, 1, 0, 0, 0), mkStamp(2022, 6, 30, 0, 0, 0)},
+		{"commits before 2020", true, mkStamp(2019, 12, 31, 23, 59, 59), mkStamp(2020, 1, 1, 0, 0, 0)},
+		{"lines older than March 2018", true, mkStamp(2017, 5, 1, 0, 0, 0), mkStamp(2018, 3, 5, 0, 0, 0)},
+		{"what was written until 2019?", true, mkStamp(2019, 12, 31, 0, 0, 0), mkStamp(2020, 1, 1, 0, 0, 0)},
+		{"lines touched between 2019 and 2021", true, mkStamp(2020, 7, 1, 0, 0, 0), mkStamp(2022, 1, 1, 0, 0, 0)},
+		{"lines touched between 2019 and 2021", true, mkStamp(2019, 1, 1, 0, 0, 0), mkStamp(2018, 12, 31, 0, 0, 0)},
+		{"from May 2020 to June 2021, who committed?", true, mkStamp(2021, 6, 30, 0, 0, 0), mkStamp(2021, 7, 1, 0, 0, 0)},
+		{"Show the commits from October 2018.", true, mkStamp(2018, 10, 9, 0, 0, 0), mkStamp(2018, 11, 1, 0, 0, 0)},
+		{"Which lines changed since March?", true, mkStamp(2020, 3, 9, 0, 0, 0), mkStamp(2020, 4, 9, 0, 0, 0)}, // a month of any year stays a month
 		{"may I see the newest lines?", false, 0, 0},
 		{"march through the failures", false, 0, 0},
 		{"why did job img-0152 fail?", false, 0, 0},
@@ -68,4 +80,16 @@ func TestDateColumns(t *testing.T) {
 	}
 	assert.Equal(t, []float32{2. / 3, 1. / 3, 1, 0}, rank, "newest first")
 	assert.Equal(t, []float32{-1, -1, 1, 0}, in)
+
+	for q, want := range map[string][]float32{
+		"which lines changed since May 2017?":       {1, -1, 1, 0},
+		"what is older than 2017?":                  {-1, 1, -1, 0},
+		"lines written between 2016 and 2017":       {1, 1, -1, 0},
+		"which lines came after 2017-05-28?":        {-1, -1, 1, 0},
+		"the lines from 2017, who wrote them?":      {1, -1, -1, 0},
+		"who changed what from 2017 to 2021, then?": {1, -1, 1, 0},
+	} {
+		X, _ := Features(context.Background(), q, blame, syntax.Text)
+		assert.Equal(t, want, column(t, X, "date_in"), q)
+	}
 }
