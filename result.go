@@ -84,6 +84,9 @@ type Result struct {
 	// probability (that the text answers the query; its best line's keep
 	// probability when the gate is off, WithMinRelevance(0)), or the share
 	// of the query's identifier pieces found by the lexical scorer.
+	// The gate was fitted on texts of up to 500 lines; over much longer
+	// ones its probability grows with the length (megabytes of unrelated
+	// code read as relevant), while the lines kept stay bounded.
 	Score float64 `json:"score"`
 	// TokenScores holds the per-token scores of a token-level scorer (the
 	// Qwen3 skimmer), in text order; nil for line scorers.
