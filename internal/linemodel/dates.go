@@ -1,6 +1,7 @@
 package linemodel
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -192,6 +193,11 @@ func parseDateRange(query string) (dateRange, bool) {
 	return r, true
 }
 
+// countUnits after a number say it counts something, not a year: "in
+// 2000 ms", "after 2048 bytes".
+var countUnits = []string{"ms", "s", "sec", "secs", "seconds", "minutes", "b", "bytes", "k", "kb", "kib", "m", "mb",
+	"lines", "rows", "records", "items", "files", "tests", "times", "requests", "entries", "commits", "users"}
+
 // queryYear returns the year a word names (1970..2199), else 0.
 func queryYear(t string) int {
 	t = strings.Trim(t, ".,;:?!()'\"")
@@ -231,11 +237,20 @@ func baseDateRange(fs []string) (dateRange, int, bool) {
 			return dateRange{lo: mkStamp(y, mo, 1, 0, 0, 0), hi: mkStamp(y, mo, 31, 23, 59, 59)}, k, true
 		}
 	}
+	lower := func(i int) string {
+		if i < 0 || i >= len(fs) {
+			return ""
+		}
+		return strings.ToLower(strings.Trim(fs[i], ".,;:?!()'\""))
+	}
 	for k, t := range fs {
-		if y := year(t); y != 0 && k > 0 {
-			switch strings.ToLower(strings.Trim(fs[k-1], ".,;:?!()'\"")) {
+		if y := year(t); y != 0 && k > 0 && !slices.Contains(countUnits, lower(k+1)) {
+			switch prev := lower(k - 1); prev {
 			case "in", "of", "during", "throughout", "since", "after", "before", "until", "till", "through",
-				"between", "from", "than", "to", "starting":
+				"between", "from", "starting", "than":
+				if prev == "than" && !slices.Contains([]string{"older", "newer", "later", "earlier"}, lower(k-2)) {
+					continue // "more than 2048 bytes"
+				}
 				return dateRange{lo: mkStamp(y, 1, 1, 0, 0, 0), hi: mkStamp(y, 12, 31, 23, 59, 59)}, k, true
 			}
 		}

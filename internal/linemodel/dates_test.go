@@ -54,6 +54,8 @@ func TestParseDateRange(t *testing.T) {
 		{"Show the commits from October 2018.", true, mkStamp(2018, 10, 9, 0, 0, 0), mkStamp(2018, 11, 1, 0, 0, 0)},
 		{"Which lines changed since March?", true, mkStamp(2020, 3, 9, 0, 0, 0), mkStamp(2020, 4, 9, 0, 0, 0)}, // a month of any year stays a month
 		{"may I see the newest lines?", false, 0, 0},
+		{"which files have more than 2048 lines?", false, 0, 0},
+		{"requests that failed after 2000 ms", false, 0, 0},
 		{"march through the failures", false, 0, 0},
 		{"why did job img-0152 fail?", false, 0, 0},
 	} {
