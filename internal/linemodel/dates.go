@@ -157,13 +157,7 @@ func parseDateRange(query string) (dateRange, bool) {
 	if !ok || r.anyYear || k == 0 {
 		return r, ok
 	}
-	word := func(i int) string {
-		if i < 0 || i >= len(fs) {
-			return ""
-		}
-		return strings.ToLower(strings.Trim(fs[i], ".,;:?!()'\""))
-	}
-	prev, prev2 := word(k-1), word(k-2)+" "+word(k-1)
+	prev, prev2 := wordAt(fs, k-1), wordAt(fs, k-2)+" "+wordAt(fs, k-1)
 	const first, last = stamp(10000000000), stamp(99991231235959) // year 1, year 9999
 	switch {
 	case prev == "since" || prev == "starting":
@@ -177,9 +171,9 @@ func parseDateRange(query string) (dateRange, bool) {
 	case prev == "between" || prev == "from":
 		// The second date follows "and" or "to" within a few words.
 		for j := k + 1; j < min(len(fs), k+5); j++ {
-			if w := word(j); w == "and" || w == "to" || w == "until" {
+			if w := wordAt(fs, j); w == "and" || w == "to" || w == "until" {
 				r2, _, ok := baseDateRange(fs[j+1:])
-				if y := queryYear(word(j + 1)); y != 0 {
+				if y := queryYear(wordAt(fs, j+1)); y != 0 {
 					r2, ok = dateRange{lo: mkStamp(y, 1, 1, 0, 0, 0), hi: mkStamp(y, 12, 31, 23, 59, 59)}, true
 				}
 				if ok && !r2.anyYear && r2.hi >= r.lo {
@@ -198,9 +192,21 @@ func parseDateRange(query string) (dateRange, bool) {
 var countUnits = []string{"ms", "s", "sec", "secs", "seconds", "minutes", "b", "bytes", "k", "kb", "kib", "m", "mb",
 	"lines", "rows", "records", "items", "files", "tests", "times", "requests", "entries", "commits", "users"}
 
+// wordPunct is the punctuation around a query's words.
+const wordPunct = ".,;:?!()'\""
+
+// wordAt returns word i of fs, lowercased and without its punctuation; ""
+// outside fs.
+func wordAt(fs []string, i int) string {
+	if i < 0 || i >= len(fs) {
+		return ""
+	}
+	return strings.ToLower(strings.Trim(fs[i], wordPunct))
+}
+
 // queryYear returns the year a word names (1970..2199), else 0.
 func queryYear(t string) int {
-	t = strings.Trim(t, ".,;:?!()'\"")
+	t = strings.Trim(t, wordPunct)
 	if v := digitsAt(t, 0, 4); len(t) == 4 && v >= 1970 && v <= 2199 {
 		return v
 	}
@@ -214,20 +220,19 @@ func baseDateRange(fs []string) (dateRange, int, bool) {
 		day := s / 1e6 * 1e6
 		// Its first word: the one that holds a date, a month or a year.
 		k := 0
-		for k < len(fs)-1 && lineDate(fs[k]) == 0 && monthOf(strings.Trim(fs[k], ".,;:?!()'\"")) == 0 && queryYear(fs[k]) == 0 {
+		for k < len(fs)-1 && lineDate(fs[k]) == 0 && monthOf(strings.Trim(fs[k], wordPunct)) == 0 && queryYear(fs[k]) == 0 {
 			k++
 		}
 		return dateRange{lo: day, hi: day + 235959}, k, true
 	}
-	year := queryYear
 	for k, t := range fs {
-		w := strings.Trim(t, ".,;:?!()'\"")
+		w := strings.Trim(t, wordPunct)
 		// "may" and "march" are words too: a month needs a year after
 		// it, or a capital (and May a year).
 		mo := monthOf(w)
 		y := 0
 		if k+1 < len(fs) {
-			y = year(fs[k+1])
+			y = queryYear(fs[k+1])
 		}
 		capital := w != "" && w[0] >= 'A' && w[0] <= 'Z' && w != "May"
 		if mo != 0 && (y != 0 || capital) {
@@ -237,18 +242,12 @@ func baseDateRange(fs []string) (dateRange, int, bool) {
 			return dateRange{lo: mkStamp(y, mo, 1, 0, 0, 0), hi: mkStamp(y, mo, 31, 23, 59, 59)}, k, true
 		}
 	}
-	lower := func(i int) string {
-		if i < 0 || i >= len(fs) {
-			return ""
-		}
-		return strings.ToLower(strings.Trim(fs[i], ".,;:?!()'\""))
-	}
 	for k, t := range fs {
-		if y := year(t); y != 0 && k > 0 && !slices.Contains(countUnits, lower(k+1)) {
-			switch prev := lower(k - 1); prev {
+		if y := queryYear(t); y != 0 && k > 0 && !slices.Contains(countUnits, wordAt(fs, k+1)) {
+			switch prev := wordAt(fs, k-1); prev {
 			case "in", "of", "during", "throughout", "since", "after", "before", "until", "till", "through",
 				"between", "from", "starting", "than":
-				if prev == "than" && !slices.Contains([]string{"older", "newer", "later", "earlier"}, lower(k-2)) {
+				if prev == "than" && !slices.Contains([]string{"older", "newer", "later", "earlier"}, wordAt(fs, k-2)) {
 					continue // "more than 2048 bytes"
 				}
 				return dateRange{lo: mkStamp(y, 1, 1, 0, 0, 0), hi: mkStamp(y, 12, 31, 23, 59, 59)}, k, true
