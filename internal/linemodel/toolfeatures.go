@@ -441,7 +441,6 @@ var (
 // ("30,000 bytes") are read as such; "36K+" is 36K or more.
 func parseSizePredicate(query string) (sizePredicate, bool) {
 	fs := strings.Fields(strings.ToLower(query))
-	trim := func(w string) string { return strings.Trim(w, ".,;:?!()\"'") }
 	for k, tok := range fs {
 		tok = strings.TrimRight(tok, ".,;:?!)")
 		plus := strings.HasSuffix(tok, "+")
@@ -456,7 +455,7 @@ func parseSizePredicate(query string) (sizePredicate, bool) {
 		}
 		next := k + 1
 		if unit == "" && k+1 < len(fs) {
-			if u := trim(fs[k+1]); unitScale(u) != 1 || u == "b" || u == "bytes" {
+			if u := wordAt(fs, k+1); unitScale(u) != 1 || u == "b" || u == "bytes" {
 				unit, next = u, k+2
 			}
 		}
@@ -465,8 +464,8 @@ func parseSizePredicate(query string) (sizePredicate, bool) {
 			return sizePredicate{v, true, true}, true
 		}
 		for b := k - 1; b >= max(0, k-3); b-- {
-			w := trim(fs[b])
-			incl := w == ">=" || w == "<=" || w == "least" || w == "most" && b > 0 && trim(fs[b-1]) == "at"
+			w := wordAt(fs, b)
+			incl := w == ">=" || w == "<=" || w == "least" || w == "most" && b > 0 && wordAt(fs, b-1) == "at"
 			if slices.Contains(greaterWords, w) {
 				return sizePredicate{v, true, incl}, true
 			}
@@ -477,7 +476,7 @@ func parseSizePredicate(query string) (sizePredicate, bool) {
 		// "4, or more precisely" is no comparison: the number's clause ended.
 		ended := strings.TrimRight(fs[next-1], ".,;:?!)") != fs[next-1]
 		if !ended && next+1 < len(fs) && (fs[next] == "or" || fs[next] == "and") {
-			w := trim(fs[next+1])
+			w := wordAt(fs, next+1)
 			if slices.Contains(greaterAfter, w) {
 				return sizePredicate{v, true, true}, true
 			}
