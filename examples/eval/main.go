@@ -229,6 +229,17 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	if len(f.paths) == 0 {
 		f.paths = []string{defaultDev()}
 	}
+	// "-json SET.jsonl" without a report path makes the flag take the set
+	// as its value, and the run would overwrite the eval set it meant to
+	// read; the report is one JSON document, never a .jsonl.
+	if strings.HasSuffix(f.jsonOut, ".jsonl") {
+		return nil, fmt.Errorf("-json %s: the report is one JSON document and would overwrite what looks like an eval set; name a .json file (-json out.json SET.jsonl)", f.jsonOut)
+	}
+	for _, p := range f.paths {
+		if f.jsonOut != "" && filepath.Clean(p) == filepath.Clean(f.jsonOut) {
+			return nil, fmt.Errorf("-json %s: is also an input; the report would overwrite it", f.jsonOut)
+		}
+	}
 	return &f, nil
 }
 

@@ -234,6 +234,8 @@ func TestRunErrors(t *testing.T) {
 		{"unknown flag", []string{"-bogus", path}, exitUsage, "bogus"},
 		{"missing file", []string{filepath.Join(t.TempDir(), "none.jsonl")}, exitRuntime, "none.jsonl"},
 		{"bad model", []string{"-model", t.TempDir(), path}, exitRuntime, "bad checkpoint"},
+		{"json out is an eval set", []string{"-json", path}, exitUsage, "would overwrite"},
+		{"json out is an input", []string{"-json", strings.TrimSuffix(path, ".jsonl") + ".json", strings.TrimSuffix(path, ".jsonl") + ".json"}, exitUsage, "is also an input"},
 		{"bad json out", []string{"-methods", "first", "-json", filepath.Join(t.TempDir(), "no", "such", "dir.json"), path}, exitRuntime, "json"},
 	}
 	for _, tc := range tests {
