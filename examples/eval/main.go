@@ -136,7 +136,7 @@ func defaultDev() string {
 }
 
 // All method names, in print order.
-var methodNames = []string{"bm25", "first", "random", "lex+repair", "lex-raw", "line+repair", "line-raw", "model+repair"}
+var methodNames = []string{"bm25", "first", "random", "lex+repair", "lex-raw", "line+repair", "line-raw", "model+repair", "oracle+repair"}
 
 // libraryRows are the rows run through pruner.Prune with a built-in scorer:
 // method → scorer and repair.
@@ -170,7 +170,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.Var(removedFlag("-ratio is gone (examples/prune used it for a token compression): -lines r[,r...] sets the shares of lines kept"),
 		"ratio", "removed: use -lines")
 	fs.StringVar(&f.jsonOut, "json", "", "write every summary and per-case result to this JSON file")
-	fs.StringVar(&methods, "methods", "all", "comma-separated rows to run: "+strings.Join(methodNames, ","))
+	fs.StringVar(&methods, "methods", "all", "comma-separated rows to run: "+strings.Join(methodNames, ",")+" (all: every row but oracle+repair, the bound a ranking that scores exactly the gold lines reaches through the same budget and repair)")
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "cases scored in parallel (model rows run one case at a time)")
 	fs.BoolVar(&f.parse, "parse", true, "check that code outputs parse (tree-sitter)")
 	fs.BoolVar(&f.shuffled, "shuffled", false, "pair every case with the query of a case from another repository")
@@ -216,6 +216,10 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 			return nil, fmt.Errorf("-methods: unknown row %q (want %s)", m, strings.Join(methodNames, ","))
 		}
 		f.methods[m] = true
+	}
+	if methods == "all" {
+		// The oracle is a bound, not a method: it runs when named.
+		delete(f.methods, "oracle+repair")
 	}
 	if f.model == "" {
 		delete(f.methods, "model+repair")
@@ -795,6 +799,15 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 				}
 			}
 		}
+		if ev.f.methods["oracle+repair"] {
+			p, err := pruner.New(goldScorer(c.GoldLines), ev.f.budget(r, pruner.WithPlaceholderNames(ev.f.names))...)
+			if err != nil {
+				return o, err
+			}
+			if err := library("oracle+repair", p, r); err != nil {
+				return o, err
+			}
+		}
 	}
 	if !model && slices.Contains(ev.f.ratios, 0) {
 		ev.bm25AtDefault(&o, c, lang, add)
@@ -858,4 +871,21 @@ func (ev *evaluator) parseStatus(ctx context.Context, lang syntax.Language, src 
 		return evalset.ParseClean
 	}
 	return evalset.ParseErrors
+}
+
+// goldScorer scores a case's gold lines (1-based) 1 and every other line 0:
+// the oracle+repair row, what a perfect ranking keeps through the budget,
+// the repair and the placeholders, which bounds any scorer's recall there.
+type goldScorer []int
+
+func (g goldScorer) Name() string { return "oracle" }
+
+func (g goldScorer) Score(_ context.Context, _ string, doc *pruner.Document) (*pruner.Scores, error) {
+	s := make([]float64, len(doc.Lines))
+	for _, l := range g {
+		if l >= 1 && l <= len(s) {
+			s[l-1] = 1
+		}
+	}
+	return &pruner.Scores{Lines: s, Doc: 1}, nil
 }

@@ -257,3 +257,43 @@ func TestJoinKept(t *testing.T) {
 	assert.Equal(t, "", joinKept(text, nil))
 	assert.True(t, strings.HasSuffix(joinKept("x\ny\n", []int{2}), "y\n"))
 }
+
+// The oracle row is the bound a perfect ranking reaches through the same
+// budget and repair: with a budget the gold lines and their repair fit,
+// it keeps every gold line and nothing it was not made to, and its output
+// parses; it runs only when named.
+func TestRunOracleRow(t *testing.T) {
+	path, cases := writeSet(t)
+	out := filepath.Join(t.TempDir(), "out.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-methods", "oracle+repair,line+repair", "-lines", "0.6,default", "-json", out, path}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var rep report
+	require.NoError(t, json.Unmarshal(data, &rep))
+	byID := map[string]evalset.Case{}
+	for _, c := range cases {
+		byID[c.ID] = c
+	}
+	n := 0
+	for _, r := range rep.Cases {
+		if r.Method != "oracle+repair" {
+			continue
+		}
+		n++
+		assert.Equal(t, 1.0, r.Metrics.Recall, "%s at %v", r.ID, r.Ratio)
+		assert.Equal(t, evalset.ParseClean, r.Parse, r.ID)
+		assert.Subset(t, r.Kept, byID[r.ID].GoldLines)
+		if r.Ratio > 0 {
+			// (At the default a text this small comes back whole: folding
+			// it would not shorten it.)
+			assert.Less(t, len(r.Kept), evalset.CountLines(byID[r.ID].Text), "%s: the oracle keeps what repair needs, not everything", r.ID)
+		}
+	}
+	assert.Equal(t, 2*len(cases), n)
+
+	stdout.Reset()
+	require.Equal(t, exitOK, run(context.Background(), []string{"-lines", "0.6", path}, &stdout, &stderr), stderr.String())
+	assert.NotContains(t, stdout.String(), "oracle", "all rows but the bound")
+}
