@@ -45,7 +45,9 @@
 //
 // Tables are printed per file, per language (when the files span several),
 // per question kind (when the cases have kinds: locate, explain, debug,
-// change, usage, tool) and overall.
+// change, usage, tool), overall, and per tool family (when the cases'
+// sources name several: "tool:node-test", "tool:grep", ...), the last
+// even for one file.
 //
 // Without a budget (-lines default) the library rows keep what their
 // threshold keeps; the bm25 row then keeps, case by case, as many lines as
@@ -321,6 +323,8 @@ func printReport(w io.Writer, rep *report) {
 		// As baselines.py: the overall table only adds to several files.
 		groups = append(append(append(append([]group(nil), rep.Files...), rep.Langs...), rep.Kinds...), rep.Overall)
 	}
+	// Tool families matter even within one file (the dev tool set is one).
+	groups = append(groups, rep.Families...)
 	for _, g := range groups {
 		fmt.Fprintf(w, "== %s  (%d cases, %d parse-checked)\n", g.Name, g.Cases, g.ParseChecked)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -343,13 +347,16 @@ func printReport(w io.Writer, rep *report) {
 
 // report is everything the command measured; it is also the -json output.
 type report struct {
-	Ratios  []float64    `json:"ratios"`
-	Model   string       `json:"model,omitempty"`
-	Files   []group      `json:"files"`
-	Langs   []group      `json:"languages,omitempty"` // when the files span several languages
-	Kinds   []group      `json:"kinds,omitempty"`     // when the cases carry question kinds
-	Overall group        `json:"overall"`
-	Cases   []caseResult `json:"cases"`
+	Ratios []float64 `json:"ratios"`
+	Model  string    `json:"model,omitempty"`
+	Files  []group   `json:"files"`
+	Langs  []group   `json:"languages,omitempty"` // when the files span several languages
+	Kinds  []group   `json:"kinds,omitempty"`     // when the cases carry question kinds
+	// Families holds a group per tool family (the cases' "tool:" source)
+	// when the cases span several.
+	Families []group      `json:"families,omitempty"`
+	Overall  group        `json:"overall"`
+	Cases    []caseResult `json:"cases"`
 }
 
 // group is the summary of one file, or of all files.
@@ -515,8 +522,8 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 	}
 
 	rep := &report{Ratios: ev.f.ratios, Model: ev.f.model}
-	byFile, byLang, byKind := map[string][]int{}, map[string][]int{}, map[string][]int{}
-	var order, langs, kinds []string
+	byFile, byLang, byKind, byFamily := map[string][]int{}, map[string][]int{}, map[string][]int{}, map[string][]int{}
+	var order, langs, kinds, families []string
 	for i, j := range jobs {
 		if _, ok := byFile[j.file]; !ok {
 			order = append(order, j.file)
@@ -531,6 +538,12 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 				kinds = append(kinds, k)
 			}
 			byKind[k] = append(byKind[k], i)
+		}
+		if f := toolFamily(j.c); f != "" {
+			if _, ok := byFamily[f]; !ok {
+				families = append(families, f)
+			}
+			byFamily[f] = append(byFamily[f], i)
 		}
 		rep.Cases = append(rep.Cases, out[i].results...)
 	}
@@ -551,8 +564,30 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 	for _, k := range kinds {
 		rep.Kinds = append(rep.Kinds, ev.summarize("kind "+k, byKind[k], out))
 	}
+	if len(families) > 1 {
+		slices.Sort(families)
+		for _, f := range families {
+			rep.Families = append(rep.Families, ev.summarize("family "+strings.TrimPrefix(f, "tool:"), byFamily[f], out))
+		}
+	}
 	rep.Overall = ev.summarize("overall", all, out)
 	return rep, nil
+}
+
+// toolFamily names a tool-output case's family: its "tool:" source, or
+// the "tool:family/" prefix of its ID (the cases the trainer writes with
+// -dump-val); "" for any other case.
+func toolFamily(c evalset.Case) string {
+	if strings.HasPrefix(c.Source, "tool:") {
+		return c.Source
+	}
+	if !strings.HasPrefix(c.ID, "tool:") {
+		return ""
+	}
+	if i := strings.IndexAny(c.ID, "/#"); i > 0 {
+		return c.ID[:i]
+	}
+	return c.ID
 }
 
 // kindOrder orders the question kinds as the question set's README lists

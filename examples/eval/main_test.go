@@ -297,3 +297,36 @@ func TestRunOracleRow(t *testing.T) {
 	require.Equal(t, exitOK, run(context.Background(), []string{"-lines", "0.6", path}, &stdout, &stderr), stderr.String())
 	assert.NotContains(t, stdout.String(), "oracle", "all rows but the bound")
 }
+
+// Tool cases get a table per family, named by their source or, in the
+// trainer's dumps, by their ID's prefix, even when they come in one file;
+// code cases get none.
+func TestRunFamilies(t *testing.T) {
+	log := "INFO start\nINFO step 1\nERROR retry budget exhausted after 5 attempts\nINFO stop\n"
+	cases := []evalset.Case{
+		{ID: "tool:job-log#1", Lang: "text", Path: "job.log", Kind: "tool", Source: "tool:job-log", Query: "why did the job stop retrying?", Text: log, GoldLines: []int{3}},
+		{ID: "tool:grep/x-1#1", Lang: "text", Path: "grep.txt", Kind: "tool", Query: "where is the retry budget?", Text: log, GoldLines: []int{3}},
+		{ID: "tool:grep/x-2#1", Lang: "text", Path: "grep.txt", Kind: "tool", Query: "when does it start?", Text: log, GoldLines: []int{1}},
+		{ID: "q#1", Lang: "go", Path: "retry.go", Kind: "explain", Query: "how is the backoff delay capped?", Text: goSrc, GoldLines: []int{11, 12}},
+	}
+	var b bytes.Buffer
+	for _, c := range cases {
+		line, err := json.Marshal(c)
+		require.NoError(t, err)
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "mixed.jsonl")
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	out := filepath.Join(t.TempDir(), "out.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-lines", "0.5", "-methods", "bm25", "-json", out, path}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var rep report
+	require.NoError(t, json.Unmarshal(data, &rep))
+	require.Len(t, rep.Families, 2)
+	assert.Equal(t, []string{"family grep", "family job-log"}, []string{rep.Families[0].Name, rep.Families[1].Name})
+	assert.Equal(t, []int{2, 1}, []int{rep.Families[0].Cases, rep.Families[1].Cases})
+	assert.Contains(t, stdout.String(), "== family grep  (2 cases", "printed though the cases come in one file")
+}
