@@ -67,16 +67,36 @@ func writeSet(t *testing.T) (string, []evalset.Case) {
 		{ID: "o/r@2:client.py", Lang: "python", Path: "client.py", Query: "compute backoff delay per attempt", Text: pySrc, GoldLines: []int{9}},
 		{ID: "o/r@3:retry.go", Lang: "go", Path: "retry.go", Query: "sum the numbers in Unrelated", Text: goSrc, GoldLines: []int{21}},
 	}
+	return writeCases(t, "mini.jsonl", cases), cases
+}
+
+// writeCases writes cases as an eval file named name and returns its path.
+func writeCases(t *testing.T, name string, cases []evalset.Case) string {
+	t.Helper()
 	var b bytes.Buffer
 	for _, c := range cases {
 		line, err := json.Marshal(c)
 		require.NoError(t, err)
-		b.Write(line)
-		b.WriteByte('\n')
+		b.Write(append(line, '\n'))
 	}
-	path := filepath.Join(t.TempDir(), "mini.jsonl")
+	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
-	return path, cases
+	return path
+}
+
+// runReport runs the command with args and -json, and returns the report
+// it wrote and what it printed.
+func runReport(t *testing.T, args ...string) (report, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append([]string{"-json", out}, args...), &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var rep report
+	require.NoError(t, json.Unmarshal(data, &rep))
+	return rep, stdout.String()
 }
 
 func TestRunReport(t *testing.T) {
@@ -168,22 +188,8 @@ func TestRunKindsAndDefaultBM25(t *testing.T) {
 		{ID: "q#2", Lang: "go", Path: "retry.go", Kind: "locate", Query: "where are the numbers summed?", Text: goSrc, GoldLines: []int{21}},
 		{ID: "q#3", Lang: "python", Path: "client.py", Kind: "explain", Query: "what does the client compute per attempt?", Text: pySrc, GoldLines: []int{9}},
 	}
-	var b bytes.Buffer
-	for _, c := range cases {
-		line, err := json.Marshal(c)
-		require.NoError(t, err)
-		b.Write(append(line, '\n'))
-	}
-	path := filepath.Join(t.TempDir(), "questions.jsonl")
-	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
-	out := filepath.Join(t.TempDir(), "out.json")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-lines", "default", "-methods", "bm25,line+repair", "-json", out, "-workers", "2", path}, &stdout, &stderr)
-	require.Equal(t, exitOK, code, stderr.String())
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	var rep report
-	require.NoError(t, json.Unmarshal(data, &rep))
+	path := writeCases(t, "questions.jsonl", cases)
+	rep, _ := runReport(t, "-lines", "default", "-methods", "bm25,line+repair", "-workers", "2", path)
 	require.Len(t, rep.Kinds, 2)
 	assert.Equal(t, []string{"kind locate", "kind explain"}, []string{rep.Kinds[0].Name, rep.Kinds[1].Name}, "README order")
 	assert.Equal(t, []int{1, 2}, []int{rep.Kinds[0].Cases, rep.Kinds[1].Cases})
@@ -264,14 +270,7 @@ func TestJoinKept(t *testing.T) {
 // parses; it runs only when named.
 func TestRunOracleRow(t *testing.T) {
 	path, cases := writeSet(t)
-	out := filepath.Join(t.TempDir(), "out.json")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-methods", "oracle+repair,line+repair", "-lines", "0.6,default", "-json", out, path}, &stdout, &stderr)
-	require.Equal(t, exitOK, code, stderr.String())
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	var rep report
-	require.NoError(t, json.Unmarshal(data, &rep))
+	rep, _ := runReport(t, "-methods", "oracle+repair,line+repair", "-lines", "0.6,default", path)
 	byID := map[string]evalset.Case{}
 	for _, c := range cases {
 		byID[c.ID] = c
@@ -293,9 +292,8 @@ func TestRunOracleRow(t *testing.T) {
 	}
 	assert.Equal(t, 2*len(cases), n)
 
-	stdout.Reset()
-	require.Equal(t, exitOK, run(context.Background(), []string{"-lines", "0.6", path}, &stdout, &stderr), stderr.String())
-	assert.NotContains(t, stdout.String(), "oracle", "all rows but the bound")
+	_, stdout := runReport(t, "-lines", "0.6", path)
+	assert.NotContains(t, stdout, "oracle", "all rows but the bound")
 }
 
 // Tool cases get a table per family, named by their source or, in the
@@ -309,24 +307,10 @@ func TestRunFamilies(t *testing.T) {
 		{ID: "tool:grep/x-2#1", Lang: "text", Path: "grep.txt", Kind: "tool", Query: "when does it start?", Text: log, GoldLines: []int{1}},
 		{ID: "q#1", Lang: "go", Path: "retry.go", Kind: "explain", Query: "how is the backoff delay capped?", Text: goSrc, GoldLines: []int{11, 12}},
 	}
-	var b bytes.Buffer
-	for _, c := range cases {
-		line, err := json.Marshal(c)
-		require.NoError(t, err)
-		b.Write(append(line, '\n'))
-	}
-	path := filepath.Join(t.TempDir(), "mixed.jsonl")
-	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
-	out := filepath.Join(t.TempDir(), "out.json")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-lines", "0.5", "-methods", "bm25", "-json", out, path}, &stdout, &stderr)
-	require.Equal(t, exitOK, code, stderr.String())
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	var rep report
-	require.NoError(t, json.Unmarshal(data, &rep))
+	path := writeCases(t, "mixed.jsonl", cases)
+	rep, stdout := runReport(t, "-lines", "0.5", "-methods", "bm25", path)
 	require.Len(t, rep.Families, 2)
 	assert.Equal(t, []string{"family grep", "family job-log"}, []string{rep.Families[0].Name, rep.Families[1].Name})
 	assert.Equal(t, []int{2, 1}, []int{rep.Families[0].Cases, rep.Families[1].Cases})
-	assert.Contains(t, stdout.String(), "== family grep  (2 cases", "printed though the cases come in one file")
+	assert.Contains(t, stdout, "== family grep  (2 cases", "printed though the cases come in one file")
 }
