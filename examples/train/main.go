@@ -74,6 +74,7 @@ type options struct {
 	encDim, encEpochs   int
 	encVocab            int
 	encLexical          float64
+	attnExp             string
 }
 
 func main() {
@@ -127,8 +128,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.encEpochs, "encoder-epochs", lmtrain.DefaultEncoderOptions.Epochs, "encoder epochs")
 	fs.IntVar(&o.encVocab, "encoder-vocab", lmtrain.DefaultEncoderOptions.MaxVocab, "encoder vocabulary: the most frequent words of the train pairs")
 	fs.Float64Var(&o.encLexical, "encoder-lexical", lmtrain.DefaultEncoderOptions.Lexical, "train the encoder as the residual of this multiple of the tf-idf cosine (0 = alone)")
+	fs.StringVar(&o.attnExp, "encoder-attn-exp", "", "only run the attention-encoder experiment on -pairs (attn: one self-attention layer over a unit's words; bag: the same model without it) and print the held-out ranking; nothing is written")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.attnExp != "" {
+		return attnExperiment(ctx, o, stderr)
 	}
 	if o.encoder != "" {
 		return trainEncoder(ctx, o, stderr)
@@ -757,22 +762,55 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// trainEncoder trains the pair encoder on mined pairs and writes it.
-func trainEncoder(ctx context.Context, o options, stderr io.Writer) error {
-	if o.pairs == "" {
-		return errors.New("-encoder needs -pairs")
+// attnExperiment trains the attention encoder (attn) or its bag-of-words
+// ablation (bag) on -pairs and logs the held-out pairs' ranking per epoch;
+// it writes nothing.
+func attnExperiment(ctx context.Context, o options, stderr io.Writer) error {
+	if o.attnExp != "attn" && o.attnExp != "bag" {
+		return fmt.Errorf("-encoder-attn-exp %q: want attn or bag", o.attnExp)
 	}
-	start := time.Now()
 	eo := lmtrain.DefaultEncoderOptions
-	eo.MaxPairs, eo.Dim, eo.Epochs, eo.Seed, eo.Lexical, eo.MaxVocab = o.encMaxPairs, o.encDim, o.encEpochs, o.seed, o.encLexical, o.encVocab
-	d, err := lmtrain.LoadPairData(ctx, strings.Split(o.pairs, ","), eo, o.encVal)
+	eo.MaxPairs, eo.MaxVocab = o.encMaxPairs, o.encVocab
+	d, logf, err := loadPairs(ctx, o, eo, stderr)
 	if err != nil {
 		return err
 	}
+	ao := lmtrain.DefaultAttnEncoderOptions
+	ao.Attn, ao.Dim, ao.Epochs, ao.Seed = o.attnExp == "attn", o.encDim, o.encEpochs, o.seed
+	backend, err := fastcpu.New("")
+	if err != nil {
+		return err
+	}
+	_, err = lmtrain.TrainAttnEncoder(ctx, d, ao, backend, logf)
+	return err
+}
+
+// loadPairs reads -pairs for an encoder and returns a logger that stamps
+// the time since.
+func loadPairs(ctx context.Context, o options, eo lmtrain.EncoderOptions, stderr io.Writer) (*lmtrain.PairData, func(string, ...any), error) {
+	if o.pairs == "" {
+		return nil, nil, errors.New("the encoder needs -pairs")
+	}
+	start := time.Now()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(stderr, format+" (%s)\n", append(args, time.Since(start).Round(time.Second))...)
 	}
-	logf("encoder: loaded %d train and %d val pairs", d.TrainPairs, d.ValPairs)
+	d, err := lmtrain.LoadPairData(ctx, strings.Split(o.pairs, ","), eo, o.encVal)
+	if err != nil {
+		return nil, nil, err
+	}
+	logf("encoder: loaded %d train and %d val pairs, %d words", d.TrainPairs, d.ValPairs, len(d.Words))
+	return d, logf, nil
+}
+
+// trainEncoder trains the pair encoder on mined pairs and writes it.
+func trainEncoder(ctx context.Context, o options, stderr io.Writer) error {
+	eo := lmtrain.DefaultEncoderOptions
+	eo.MaxPairs, eo.Dim, eo.Epochs, eo.Seed, eo.Lexical, eo.MaxVocab = o.encMaxPairs, o.encDim, o.encEpochs, o.seed, o.encLexical, o.encVocab
+	d, logf, err := loadPairs(ctx, o, eo, stderr)
+	if err != nil {
+		return err
+	}
 	enc, err := lmtrain.TrainPairEncoder(ctx, d, eo, logf)
 	if err != nil {
 		return err
