@@ -69,6 +69,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -84,6 +85,7 @@ import (
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/evalset"
 	"github.com/prunekit/pruner/internal/lexical"
+	"github.com/prunekit/pruner/internal/linemodel"
 	"github.com/prunekit/pruner/internal/syntax"
 	"github.com/prunekit/pruner/internal/tokenizer"
 )
@@ -110,9 +112,10 @@ type flags struct {
 	parse          bool
 	shuffled       bool
 	thesaurus      int
-	tokens         bool // -tokens: r is a share of the input tokens (library rows only)
-	names          bool // -names: placeholders name what they fold
-	unfold         bool // -unfold: add the one-unfold rows
+	tokens         bool   // -tokens: r is a share of the input tokens (library rows only)
+	names          bool   // -names: placeholders name what they fold
+	unfold         bool   // -unfold: add the one-unfold rows
+	column         string // -column: add a row that ranks lines by this feature column alone
 	paths          []string
 }
 
@@ -179,6 +182,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.IntVar(&f.thesaurus, "thesaurus", 0, "append to every query up to N code words the programming thesaurus relates to it (examples/train/thesaurus); 0: off")
 	fs.BoolVar(&f.tokens, "tokens", false, "read -lines as shares of the input tokens (pruner.WithCompression(1/r)); the baselines, which count lines, sit it out")
 	fs.BoolVar(&f.names, "names", true, "placeholders name what they fold (pruner.WithPlaceholderNames)")
+	fs.StringVar(&f.column, "column", "", "add a row column+repair that ranks lines by this column of the line model's features alone (linemodel.FeatureNames), through the same budget and repair: what one feature knows")
 	fs.BoolVar(&f.unfold, "unfold", false, "add, for every library row, a row +unfold: the output after a reader unfolds the one placeholder whose names best match the query, and a control row +largest: after unfolding the largest fold")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eval [flags] [FILE.jsonl | DIR ...]  (default: the shared dev set)")
@@ -189,6 +193,9 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %w", errReported, err) // printed by the flag package, with the usage
+	}
+	if f.column != "" && !slices.Contains(linemodel.FeatureNames, f.column) {
+		return nil, fmt.Errorf("-column %q: not a feature column (linemodel.FeatureNames)", f.column)
 	}
 	for _, s := range strings.Split(ratios, ",") {
 		if strings.TrimSpace(s) == "default" {
@@ -614,7 +621,7 @@ func (ev *evaluator) summarize(name string, idx []int, out []caseOutcome) group 
 		}
 	}
 	for _, r := range ev.f.ratios {
-		for _, m := range methodNames {
+		for _, m := range append(slices.Clone(methodNames), "column+repair") {
 			for _, m := range []string{m, m + unfoldSuffix, m + largestSuffix} {
 				o, ok := obs[m+"@"+strconv.FormatFloat(r, 'g', -1, 64)]
 				if !ok {
@@ -628,6 +635,9 @@ func (ev *evaluator) summarize(name string, idx []int, out []caseOutcome) group 
 }
 
 func (ev *evaluator) rowName(m string) string {
+	if m == "column+repair" {
+		return ev.f.column + "+repair"
+	}
 	if strings.HasPrefix(m, "model+repair") && ev.kind != "" {
 		return ev.kind + strings.TrimPrefix(m, "model")
 	}
@@ -834,6 +844,15 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 				}
 			}
 		}
+		if ev.f.column != "" {
+			p, err := pruner.New(columnScorer{col: slices.Index(linemodel.FeatureNames, ev.f.column), lang: lang}, ev.f.budget(r, pruner.WithPlaceholderNames(ev.f.names))...)
+			if err != nil {
+				return o, err
+			}
+			if err := library("column+repair", p, r); err != nil {
+				return o, err
+			}
+		}
 		if ev.f.methods["oracle+repair"] {
 			p, err := pruner.New(goldScorer(c.GoldLines), ev.f.budget(r, pruner.WithPlaceholderNames(ev.f.names))...)
 			if err != nil {
@@ -906,6 +925,36 @@ func (ev *evaluator) parseStatus(ctx context.Context, lang syntax.Language, src 
 		return evalset.ParseClean
 	}
 	return evalset.ParseErrors
+}
+
+// columnScorer scores lines by one column of the line model's features,
+// scaled to [0,1] over the text (the -column row).
+type columnScorer struct {
+	col  int
+	lang syntax.Language
+}
+
+func (c columnScorer) Name() string { return "column" }
+
+func (c columnScorer) Score(ctx context.Context, query string, doc *pruner.Document) (*pruner.Scores, error) {
+	X, n := linemodel.Features(ctx, query, doc.Text, c.lang)
+	if n != len(doc.Lines) {
+		return nil, fmt.Errorf("column scorer: %d feature rows for %d lines", n, len(doc.Lines))
+	}
+	s := make([]float64, n)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range s {
+		s[i] = float64(X[i*linemodel.NumFeatures+c.col])
+		lo, hi = min(lo, s[i]), max(hi, s[i])
+	}
+	for i := range s {
+		if hi > lo {
+			s[i] = (s[i] - lo) / (hi - lo)
+		} else {
+			s[i] = 0
+		}
+	}
+	return &pruner.Scores{Lines: s, Doc: 1}, nil
 }
 
 // goldScorer scores a case's gold lines (1-based) 1 and every other line 0:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -313,4 +314,29 @@ func TestRunFamilies(t *testing.T) {
 	assert.Equal(t, []string{"family grep", "family job-log"}, []string{rep.Families[0].Name, rep.Families[1].Name})
 	assert.Equal(t, []int{2, 1}, []int{rep.Families[0].Cases, rep.Families[1].Cases})
 	assert.Contains(t, stdout, "== family grep  (2 cases", "printed though the cases come in one file")
+}
+
+// -column adds a row that ranks lines by one feature column: named after
+// the column, run through the same budget, and ranking by how many query
+// words a line holds keeps a line that holds them.
+func TestRunColumnRow(t *testing.T) {
+	cases := []evalset.Case{
+		{ID: "q#1", Lang: "go", Path: "retry.go", Kind: "locate", Query: "where is the Backoff delay returned?", Text: goSrc, GoldLines: []int{8, 9}},
+	}
+	path := writeCases(t, "col.jsonl", cases)
+	rep, stdout := runReport(t, "-lines", "0.3", "-methods", "bm25", "-column", "qcount", path)
+	n := 0
+	for _, r := range rep.Cases {
+		if r.Method != "column+repair" {
+			continue
+		}
+		n++
+		assert.Greater(t, r.Metrics.Recall, 0.0)
+	}
+	assert.Equal(t, 1, n)
+	assert.Contains(t, stdout, "qcount+repair")
+
+	var stderr bytes.Buffer
+	assert.Equal(t, 2, run(context.Background(), []string{"-column", "no_such_column", path}, io.Discard, &stderr))
+	assert.Contains(t, stderr.String(), "not a feature column")
 }

@@ -74,7 +74,7 @@ type options struct {
 	encDim, encEpochs   int
 	encVocab            int
 	encLexical          float64
-	attnExp             string
+	attnExp, attnOut    string
 }
 
 func main() {
@@ -128,7 +128,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.encEpochs, "encoder-epochs", lmtrain.DefaultEncoderOptions.Epochs, "encoder epochs")
 	fs.IntVar(&o.encVocab, "encoder-vocab", lmtrain.DefaultEncoderOptions.MaxVocab, "encoder vocabulary: the most frequent words of the train pairs")
 	fs.Float64Var(&o.encLexical, "encoder-lexical", lmtrain.DefaultEncoderOptions.Lexical, "train the encoder as the residual of this multiple of the tf-idf cosine (0 = alone)")
-	fs.StringVar(&o.attnExp, "encoder-attn-exp", "", "only run the attention-encoder experiment on -pairs (attn: one self-attention layer over a unit's words; bag: the same model without it) and print the held-out ranking; nothing is written")
+	fs.StringVar(&o.attnExp, "encoder-attn-exp", "", "only run the attention-encoder experiment on -pairs (attn: one self-attention layer over a unit's words; bag: the same model without it) and print the held-out ranking")
+	fs.StringVar(&o.attnOut, "encoder-attn-out", "", "with -encoder-attn-exp: write the trained encoder here (linemodel.AttnEncoder)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -764,7 +765,7 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 
 // attnExperiment trains the attention encoder (attn) or its bag-of-words
 // ablation (bag) on -pairs and logs the held-out pairs' ranking per epoch;
-// it writes nothing.
+// it writes the encoder to -encoder-attn-out when given.
 func attnExperiment(ctx context.Context, o options, stderr io.Writer) error {
 	if o.attnExp != "attn" && o.attnExp != "bag" {
 		return fmt.Errorf("-encoder-attn-exp %q: want attn or bag", o.attnExp)
@@ -781,8 +782,23 @@ func attnExperiment(ctx context.Context, o options, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = lmtrain.TrainAttnEncoder(ctx, d, ao, backend, logf)
-	return err
+	e, _, err := lmtrain.TrainAttnEncoder(ctx, d, ao, backend, logf)
+	if err != nil || o.attnOut == "" {
+		return err
+	}
+	f, err := os.Create(o.attnOut)
+	if err != nil {
+		return err
+	}
+	if _, err := e.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	logf("attention encoder: %d words of width %d in %s", len(e.Words), e.Dim, o.attnOut)
+	return nil
 }
 
 // loadPairs reads -pairs for an encoder and returns a logger that stamps

@@ -1,6 +1,7 @@
 package linemodel
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"math"
@@ -13,9 +14,25 @@ import (
 var encoderData []byte
 
 // shippedEncoder parses the embedded pair encoder once; it is read-only
-// after that.
+// after that. An embedded attention encoder (PRAE1) is returned by
+// shippedAttnEncoder, and its bag of words here.
 var shippedEncoder = sync.OnceValues(func() (*PairEncoder, error) {
+	if ae, err := shippedAttnEncoder(); ae != nil || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return ae.PairEncoder, nil
+	}
 	return ReadPairEncoder(encoderData)
+})
+
+// shippedAttnEncoder parses the embedded encoder when it is an attention
+// encoder, and returns nil otherwise.
+var shippedAttnEncoder = sync.OnceValues(func() (*AttnEncoder, error) {
+	if !bytes.HasPrefix(encoderData, []byte(attnEncMagic)) {
+		return nil, nil
+	}
+	return ReadAttnEncoder(encoderData)
 })
 
 // encMatch holds the pair encoder's cosines of the query with each line,
@@ -177,3 +194,144 @@ func (f *featureState) encColumns(w *rowWriter, i int) {
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
+
+// newAttnEncMatch is newEncMatch for an attention encoder: a line, its
+// window and its definition are units of at most e.Len words read in
+// order (a window's words centred on its line, a definition's first
+// words), so the columns see which words come together, not only which
+// occur. Memory is the word ids of the window's lines and of the open
+// definitions' first words.
+func newAttnEncMatch(ctx context.Context, e *AttnEncoder, query string, lines []string, def []int32, lastRow func(int32) int) encMatch {
+	n := len(lines)
+	var m encMatch
+	if e == nil || n == 0 {
+		return m
+	}
+	q := e.EncodeQuery(WordStream(query))
+	if q == nil {
+		return m
+	}
+	m.line, m.win, m.def = make([]float32, n), make([]float32, n), make([]float32, n)
+	D, L := e.Dim, e.Len
+	ue := e.NewUnitEncoder()
+	vec := make([]float32, D)
+	cos := func(ids []int32) float32 {
+		if len(ids) == 0 {
+			return 0
+		}
+		ue.Encode(vec, ids)
+		var d, nn float32
+		for j, x := range vec {
+			d += x * q[j]
+			nn += x * x
+		}
+		if nn == 0 {
+			return 0
+		}
+		return d / sqrt32(nn)
+	}
+	const W = 2*encWin + 1
+	ring := make([][]int32, W)
+	pieces := newPieceIDs(e.ID)
+	lineIDs := func(i int, dst []int32) []int32 {
+		dst = dst[:0]
+		l := lines[i]
+		_ = lexical.EachTokenBytes(ctx, l[:min(len(l), maxSoftScan)], func(b []byte) bool {
+			if id := pieces.of(b); id >= 0 {
+				dst = append(dst, id)
+			}
+			return len(dst) < maxSoftWords
+		})
+		return dst
+	}
+	type openDef struct {
+		id   int32
+		last int
+		ids  []int32
+	}
+	var open []openDef
+	var free [][]int32
+	defCos := map[int32]float32{}
+	useDefs := len(def) == n && lastRow != nil
+	var win []int32
+	for step := 0; step < n+encWin; step++ {
+		if done(ctx, step) {
+			return encMatch{}
+		}
+		slot := step % W
+		if step < n {
+			ring[slot] = lineIDs(step, ring[slot])
+			m.line[step] = cos(ring[slot])
+			if useDefs {
+				d := def[step]
+				k := -1
+				for j := range open {
+					if open[j].id == d {
+						k = j
+					}
+				}
+				if k < 0 && d >= 0 && len(open) < maxOpenDefs {
+					if _, seen := defCos[d]; !seen {
+						var buf []int32
+						if len(free) > 0 {
+							buf, free = free[len(free)-1][:0], free[:len(free)-1]
+						}
+						open = append(open, openDef{id: d, last: lastRow(d), ids: buf})
+						k = len(open) - 1
+					}
+				}
+				if k >= 0 && len(open[k].ids) < L {
+					ids := ring[slot]
+					open[k].ids = append(open[k].ids, ids[:min(len(ids), L-len(open[k].ids))]...)
+				}
+				kept := open[:0]
+				for _, od := range open {
+					if od.last <= step {
+						defCos[od.id] = cos(od.ids)
+						free = append(free, od.ids)
+					} else {
+						kept = append(kept, od)
+					}
+				}
+				open = kept
+			}
+		} else {
+			ring[slot] = ring[slot][:0]
+		}
+		c := step - encWin
+		if c < 0 {
+			continue
+		}
+		// The window of line c: lines c-encWin … c+encWin, its words
+		// centred on line c's when they are more than L.
+		win = win[:0]
+		start, cn := 0, 0
+		for r := c - encWin; r <= c+encWin; r++ {
+			if r < 0 || r >= n {
+				continue
+			}
+			ids := ring[r%W]
+			if r == c {
+				start, cn = len(win), len(ids)
+			}
+			win = append(win, ids...)
+		}
+		if len(win) > L {
+			s := max(0, min(start-(L-cn)/2, len(win)-L))
+			win = win[s : s+L]
+		}
+		m.win[c] = cos(win)
+		m.best = max(m.best, m.win[c])
+	}
+	if useDefs {
+		for _, od := range open {
+			defCos[od.id] = cos(od.ids)
+		}
+		for i, d := range def {
+			if d >= 0 {
+				m.def[i] = defCos[d]
+			}
+		}
+	}
+	return m
+}

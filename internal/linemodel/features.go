@@ -160,8 +160,12 @@ func prepareFeatures(ctx context.Context, query string, lines []string, text str
 		// The encoder learned code from its comments; over a test log or
 		// a listing its cosines only blur the tool columns (labelled tool
 		// val at 10% of lines fell by 0.02-0.03 with them there).
-		enc, _ := shippedEncoder() // a build without an encoder scores 0
-		f.enc = newEncMatch(ctx, enc, query, lines, f.st.def, f.st.lastRow)
+		if ae, _ := shippedAttnEncoder(); ae != nil {
+			f.enc = newAttnEncMatch(ctx, ae, query, lines, f.st.def, f.st.lastRow)
+		} else {
+			enc, _ := shippedEncoder() // a build without an encoder scores 0
+			f.enc = newEncMatch(ctx, enc, query, lines, f.st.def, f.st.lastRow)
+		}
 	}
 	if ctx.Err() != nil {
 		return nil

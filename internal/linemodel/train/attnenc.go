@@ -8,8 +8,9 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	G "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/prunekit/pruner/internal/linemodel"
 )
 
 // AttnEncoderOptions configure TrainAttnEncoder, the experiment that asks
@@ -46,9 +47,9 @@ const (
 
 // Data inputs of the training graph.
 const (
-	aeInQ  = iota // [B,Lq,1] int32 query word ids
+	aeInQ  = iota // [B·Lq,D] the query words' vectors (gathered in Go)
 	aeInQW        // [B,Lq] their idf (0 = padding)
-	aeInU         // [B·C·Lu,1] int32 unit word ids
+	aeInU         // [B·C·Lu,D] the unit words' vectors
 	aeInUW        // [B·C,Lu] their idf (0 = padding)
 	aeInUM        // [B·C,Lu] valid words
 	aeInCM        // [B,C] valid candidates (the positive is candidate 0)
@@ -91,12 +92,14 @@ func newAttnEnc(V int, idf []float32, o AttnEncoderOptions) *attnEnc {
 
 // encodeUnits is the code side: word embeddings (plus positions and one
 // attention layer with a residual, with o.Attn), summed with idf weights.
-// ids [N·Lu,1], w and mask [N,Lu]; it returns the unnormalized [N,D] and
-// what the backward pass needs.
-func (m *attnEnc) encodeUnits(ids, w, mask *G.Node, P []*G.Node) (u, x *G.Node, att *attGraph) {
+// x0 [N·Lu,D] holds the words' vectors, w and mask [N,Lu]; it returns
+// the unnormalized [N,D] and what the backward pass needs. The tables stay
+// out of the graph: passing two [V,D] tables in each step (and scattering
+// their gradients back) cost more than the model.
+func (m *attnEnc) encodeUnits(x0, w, mask *G.Node, P []*G.Node) (u, x *G.Node, att *attGraph) {
 	N, L := w.Shape().Dimensions[0], w.Shape().Dimensions[1]
 	D := m.o.Dim
-	x = G.Gather(P[aeEC], ids) // [N·L,D]
+	x = x0
 	h := x
 	if m.o.Attn {
 		x = G.Add(x, G.Reshape(G.BroadcastToDims(G.InsertAxes(P[aePos], 0), N, L, D), N*L, D))
@@ -114,13 +117,13 @@ func unitNorm(v *G.Node) *G.Node {
 
 // trainGraph returns the loss and the parameters' gradients.
 func (m *attnEnc) trainGraph(in []*G.Node) []*G.Node {
-	P := in[aeNumIn:]
+	P := append([]*G.Node{aeEQ: nil, aeEC: nil}, in[aeNumIn:]...)
 	B, C := in[aeInCM].Shape().Dimensions[0], in[aeInCM].Shape().Dimensions[1]
 	Lq := in[aeInQW].Shape().Dimensions[1]
 	D := m.o.Dim
 	N, L := B*C, m.o.UnitWords
 	g := in[0].Graph()
-	qe := G.Reshape(G.Gather(P[aeEQ], G.Reshape(in[aeInQ], B*Lq, 1)), B, Lq, D)
+	qe := G.Reshape(in[aeInQ], B, Lq, D)
 	q := G.ReduceSum(G.Mul(qe, G.InsertAxes(in[aeInQW], -1)), 1) // [B,D]
 	u, x, att := m.encodeUnits(in[aeInU], in[aeInUW], in[aeInUM], P)
 	logits := G.MulScalar(G.ReduceSum(G.Mul(G.InsertAxes(unitNorm(q), 1), G.Reshape(unitNorm(u), B, C, D)), -1), m.o.Temp)
@@ -134,8 +137,11 @@ func (m *attnEnc) trainGraph(in []*G.Node) []*G.Node {
 	gr := G.Gradient(loss, q, u)
 	dq, du := gr[0], gr[1] // [B,D], [N,D]
 	grads := make([]*G.Node, aeNumParams)
-	zeros := G.Zeros(g, shapes.Make(f32, m.V, D))
-	grads[aeEQ] = G.ScatterSum(zeros, in[aeInQ], G.Mul(G.InsertAxes(dq, 1), G.InsertAxes(in[aeInQW], -1)), false, false)
+	// The tables' gradients stay per word occurrence ([B·Lq,D] and
+	// [N·L,D]): a step touches a few thousand of the V rows, and a dense
+	// [V,D] gradient (and a dense Adam step over it) cost more than the
+	// model itself. scatterRows adds them up by word.
+	grads[aeEQ] = G.Reshape(G.Mul(G.InsertAxes(dq, 1), G.InsertAxes(in[aeInQW], -1)), B*Lq, D)
 	// u = Σ_l w_l·h_l: dh_l = w_l·du.
 	dh := G.Reshape(G.Mul(G.InsertAxes(du, 1), G.InsertAxes(in[aeInUW], -1)), N*L, D)
 	dx := dh
@@ -148,22 +154,47 @@ func (m *attnEnc) trainGraph(in []*G.Node) []*G.Node {
 		grads[aePos] = G.ZerosLike(P[aePos])
 		grads[aeWQ], grads[aeWK], grads[aeWV] = G.ZerosLike(P[aeWQ]), G.ZerosLike(P[aeWK]), G.ZerosLike(P[aeWV])
 	}
-	grads[aeEC] = G.ScatterSum(zeros, in[aeInU], dx, false, false)
+	grads[aeEC] = dx
 	return append([]*G.Node{loss}, grads...)
 }
 
 // encodeGraph returns the unit vectors of a batch of units.
 func (m *attnEnc) encodeGraph(in []*G.Node) *G.Node {
-	u, _, _ := m.encodeUnits(in[0], in[1], in[2], in[3:])
+	u, _, _ := m.encodeUnits(in[0], in[1], in[2], append([]*G.Node{aeEQ: nil, aeEC: nil}, in[3:]...))
 	return unitNorm(u)
 }
 
+// params returns the graph's parameters: the tables are gathered in Go.
 func (m *attnEnc) params() []any {
-	out := make([]any, len(m.P))
-	for k, p := range m.P {
-		out[k] = tensors.FromFlatDataAndDimensions(p, m.dim[k]...)
+	var out []any
+	for k := aePos; k < aeNumParams; k++ {
+		out = append(out, tensors.FromFlatDataAndDimensions(m.P[k], m.dim[k]...))
 	}
 	return out
+}
+
+// rows gathers the rows ids of table k as an [len(ids),D] tensor.
+func (m *attnEnc) rows(k int, ids []int32) *tensors.Tensor {
+	D := m.o.Dim
+	out := make([]float32, len(ids)*D)
+	for i, id := range ids {
+		copy(out[i*D:(i+1)*D], m.P[k][int(id)*D:int(id+1)*D])
+	}
+	return tensors.FromFlatDataAndDimensions(out, len(ids), D)
+}
+
+// stepArgs returns the training graph's inputs for a batch: B queries of
+// QueryWords word ids (qIDs, idf qW) and B·Cands units (uIDs, uW, uM from
+// unitInputs) with their candidate mask cm [B·Cands].
+func (m *attnEnc) stepArgs(qIDs []int32, qW []float32, uIDs []int32, uW, uM, cm []float32) []any {
+	C, Lq, L := m.o.Cands, m.o.QueryWords, m.o.UnitWords
+	B := len(qIDs) / Lq
+	args := []any{
+		m.rows(aeEQ, qIDs), tensors.FromFlatDataAndDimensions(qW, B, Lq),
+		m.rows(aeEC, uIDs), tensors.FromFlatDataAndDimensions(uW, B*C, L),
+		tensors.FromFlatDataAndDimensions(uM, B*C, L), tensors.FromFlatDataAndDimensions(cm, B, C),
+	}
+	return append(args, m.params()...)
 }
 
 // unitInputs packs units (word id lists) into ids [N·L,1], idf weights and
@@ -182,16 +213,30 @@ func (m *attnEnc) unitInputs(units [][]int32, N int) (ids []int32, w, mask []flo
 // TrainAttnEncoder trains the experiment's encoder on d's train pairs with
 // Adam and reports the held-out pairs' ranking after each epoch, with the
 // same protocol as TrainPairEncoder's (evalRank).
-func TrainAttnEncoder(ctx context.Context, d *PairData, o AttnEncoderOptions, backend backends.Backend, logf func(string, ...any)) (EncoderEval, error) {
+func TrainAttnEncoder(ctx context.Context, d *PairData, o AttnEncoderOptions, backend backends.Backend, logf func(string, ...any)) (*linemodel.AttnEncoder, EncoderEval, error) {
+	m, ev, err := trainAttnEnc(ctx, d, o, backend, logf)
+	if err != nil {
+		return nil, ev, err
+	}
+	e, err := m.encoder(d.Words)
+	return e, ev, err
+}
+
+// encoder returns the trained model in the library's form (int8 tables).
+func (m *attnEnc) encoder(words []string) (*linemodel.AttnEncoder, error) {
+	return linemodel.NewAttnEncoder(words, m.idf, m.P[aeEQ], m.P[aeEC], m.P[aePos], m.P[aeWQ], m.P[aeWK], m.P[aeWV], m.o.Dim, m.o.UnitWords)
+}
+
+func trainAttnEnc(ctx context.Context, d *PairData, o AttnEncoderOptions, backend backends.Backend, logf func(string, ...any)) (*attnEnc, EncoderEval, error) {
 	m := newAttnEnc(len(d.Words), d.IDF, o)
 	logf("attention encoder: tf-idf cosine: held-out %s", evalTFIDF(d))
 	exec, err := G.NewExec(backend, func(in []*G.Node) []*G.Node { return m.trainGraph(in) })
 	if err != nil {
-		return EncoderEval{}, err
+		return nil, EncoderEval{}, err
 	}
 	enc, err := G.NewExec(backend, func(in []*G.Node) []*G.Node { return []*G.Node{m.encodeGraph(in)} })
 	if err != nil {
-		return EncoderEval{}, err
+		return nil, EncoderEval{}, err
 	}
 	type ref struct{ f, p int }
 	var pairs []ref
@@ -200,12 +245,13 @@ func TrainAttnEncoder(ctx context.Context, d *PairData, o AttnEncoderOptions, ba
 			pairs = append(pairs, ref{fi, pi})
 		}
 	}
-	B, C, Lq, L := o.Batch, o.Cands, o.QueryWords, o.UnitWords
-	m1 := make([][]float32, len(m.P))
-	m2 := make([][]float32, len(m.P))
+	B, C, Lq := o.Batch, o.Cands, o.QueryWords
+	opt := make([]adam, len(m.P))
 	for k, p := range m.P {
-		m1[k], m2[k] = make([]float32, len(p)), make([]float32, len(p))
+		opt[k] = adam{make([]float32, len(p)), make([]float32, len(p))}
 	}
+	sums := make([]*rowSum, len(m.P))
+	sums[aeEQ], sums[aeEC] = newRowSum(m.V, o.Dim), newRowSum(m.V, o.Dim)
 	rng := rand.New(rand.NewPCG(o.Seed, 12))
 	steps := o.Epochs * (len(pairs) / B)
 	step := 0
@@ -215,7 +261,7 @@ func TrainAttnEncoder(ctx context.Context, d *PairData, o AttnEncoderOptions, ba
 		lossSum, nLoss := 0.0, 0
 		for b0 := 0; b0+B <= len(pairs); b0 += B {
 			if err := ctx.Err(); err != nil {
-				return last, err
+				return m, last, err
 			}
 			qIDs, qW := make([]int32, B*Lq), make([]float32, B*Lq)
 			cm := make([]float32, B*C)
@@ -242,33 +288,28 @@ func TrainAttnEncoder(ctx context.Context, d *PairData, o AttnEncoderOptions, ba
 				}
 			}
 			uIDs, uW, uM := m.unitInputs(units, B*C)
-			args := []any{
-				tensors.FromFlatDataAndDimensions(qIDs, B, Lq, 1), tensors.FromFlatDataAndDimensions(qW, B, Lq),
-				tensors.FromFlatDataAndDimensions(uIDs, B*C*L, 1), tensors.FromFlatDataAndDimensions(uW, B*C, L),
-				tensors.FromFlatDataAndDimensions(uM, B*C, L), tensors.FromFlatDataAndDimensions(cm, B, C),
-			}
-			outs, err := exec.Exec(append(args, m.params()...)...)
+			outs, err := exec.Exec(m.stepArgs(qIDs, qW, uIDs, uW, uM, cm)...)
 			if err != nil {
-				return last, err
+				return m, last, err
 			}
 			loss := float64(tensors.MustCopyFlatData[float32](outs[0])[0])
 			if math.IsNaN(loss) {
-				return last, fmt.Errorf("attention encoder: step %d: loss is NaN", step)
+				return m, last, fmt.Errorf("attention encoder: step %d: loss is NaN", step)
 			}
 			lossSum += loss
 			nLoss++
 			step++
-			const b1, b2, eps = 0.9, 0.999, 1e-8
-			c1, c2 := 1-math.Pow(b1, float64(step)), 1-math.Pow(b2, float64(step))
+			c1, c2 := 1-math.Pow(adamB1, float64(step)), 1-math.Pow(adamB2, float64(step))
 			lr := o.LR * (1 - 0.9*float64(step-1)/float64(max(steps, 1)))
+			sums[aeEQ].add(qIDs, qW, tensors.MustCopyFlatData[float32](outs[1+aeEQ]))
+			sums[aeEC].add(uIDs, uM, tensors.MustCopyFlatData[float32](outs[1+aeEC]))
 			for k, p := range m.P {
-				gk := tensors.MustCopyFlatData[float32](outs[1+k])
-				a, s := m1[k], m2[k]
-				for i, gi := range gk {
-					a[i] = b1*a[i] + (1-b1)*gi
-					s[i] = b2*s[i] + (1-b2)*gi*gi
-					p[i] -= float32(lr * (float64(a[i]) / c1) / (math.Sqrt(float64(s[i])/c2) + eps))
+				if r := sums[k]; r != nil {
+					opt[k].rows(p, r, lr, c1, c2)
+					r.reset()
+					continue
 				}
+				opt[k].step(p, 0, tensors.MustCopyFlatData[float32](outs[1+k]), lr, c1, c2)
 			}
 			for _, t := range outs {
 				t.FinalizeAll()
@@ -281,7 +322,7 @@ func TrainAttnEncoder(ctx context.Context, d *PairData, o AttnEncoderOptions, ba
 		last = m.eval(enc, d)
 		logf("attention encoder (attn %v, width %d, %d train pairs): epoch %d held-out %s", o.Attn, o.Dim, d.TrainPairs, ep+1, last)
 	}
-	return last, nil
+	return m, last, nil
 }
 
 // eval ranks the held-out pairs as evalEncoder does.
@@ -296,7 +337,7 @@ func (m *attnEnc) eval(enc *G.Exec, d *PairData) EncoderEval {
 				units[j-c0] = f.units[cands[j]]
 			}
 			ids, w, mask := m.unitInputs(units, NB)
-			args := []any{tensors.FromFlatDataAndDimensions(ids, NB*L, 1), tensors.FromFlatDataAndDimensions(w, NB, L), tensors.FromFlatDataAndDimensions(mask, NB, L)}
+			args := []any{m.rows(aeEC, ids), tensors.FromFlatDataAndDimensions(w, NB, L), tensors.FromFlatDataAndDimensions(mask, NB, L)}
 			out := enc.MustExec(append(args, m.params()...)...)[0]
 			v := tensors.MustCopyFlatData[float32](out)
 			out.FinalizeAll()
@@ -317,4 +358,87 @@ func (m *attnEnc) eval(enc *G.Exec, d *PairData) EncoderEval {
 			return out
 		}
 	})
+}
+
+// rowSum adds up per-occurrence gradients of a [V,D] table by row: rows
+// lists the rows touched in first-seen order, and sum[i*D:(i+1)*D] is the
+// gradient of rows[i]. slot maps a row to its index while a step lasts
+// and is reset by reset, so a step costs what it touches, not V·D.
+type rowSum struct {
+	D    int
+	slot []int32
+	rows []int32
+	sum  []float32
+}
+
+func newRowSum(V, D int) *rowSum {
+	r := &rowSum{D: D, slot: make([]int32, V)}
+	for i := range r.slot {
+		r.slot[i] = -1
+	}
+	return r
+}
+
+// add adds the gradient g ([len(ids)·D]) of the occurrences ids; an
+// occurrence with weight 0 (padding) is skipped.
+func (r *rowSum) add(ids []int32, weight []float32, g []float32) {
+	D := r.D
+	for t, id := range ids {
+		if weight[t] == 0 {
+			continue
+		}
+		s := r.slot[id]
+		if s < 0 {
+			s = int32(len(r.rows))
+			r.slot[id] = s
+			r.rows = append(r.rows, id)
+			r.sum = append(r.sum, make([]float32, D)...)
+		}
+		dst := r.sum[int(s)*D : int(s+1)*D]
+		for j, v := range g[t*D : (t+1)*D] {
+			dst[j] += v
+		}
+	}
+}
+
+func (r *rowSum) reset() {
+	for _, id := range r.rows {
+		r.slot[id] = -1
+	}
+	r.rows, r.sum = r.rows[:0], r.sum[:0]
+}
+
+// dense returns the sum as a [V,D] table (for tests).
+func (r *rowSum) dense(V int) []float32 {
+	out := make([]float32, V*r.D)
+	for i, id := range r.rows {
+		copy(out[int(id)*r.D:], r.sum[i*r.D:(i+1)*r.D])
+	}
+	return out
+}
+
+// adam is Adam with bias correction. Tables are updated lazily (only the
+// rows a step touched, as TensorFlow's LazyAdam does): a dense update of
+// both [V,D] tables each step was most of a step's time.
+type adam struct {
+	m1, m2 []float32
+}
+
+const adamB1, adamB2, adamEps = 0.9, 0.999, 1e-8
+
+// step updates p[off:off+len(g)] by its gradient g.
+func (a *adam) step(p []float32, off int, g []float32, lr, c1, c2 float64) {
+	m1, m2, p := a.m1[off:off+len(g)], a.m2[off:off+len(g)], p[off:off+len(g)]
+	for i, gi := range g {
+		m1[i] = adamB1*m1[i] + (1-adamB1)*gi
+		m2[i] = adamB2*m2[i] + (1-adamB2)*gi*gi
+		p[i] -= float32(lr * (float64(m1[i]) / c1) / (math.Sqrt(float64(m2[i])/c2) + adamEps))
+	}
+}
+
+// rows updates the rows r touched.
+func (a *adam) rows(p []float32, r *rowSum, lr, c1, c2 float64) {
+	for i, id := range r.rows {
+		a.step(p, int(id)*r.D, r.sum[i*r.D:(i+1)*r.D], lr, c1, c2)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
+	G "github.com/gomlx/gomlx/pkg/core/graph"
 
 	"github.com/prunekit/pruner/internal/fastcpu"
 	"github.com/prunekit/pruner/internal/linemodel"
@@ -65,5 +66,51 @@ func BenchmarkTrainStep(b *testing.B) {
 		if _, err := tr.TrainStep(batch); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkAttnEncoderStep times one step of the attention encoder's
+// training graph at the experiment's sizes (a 40K-word vocabulary).
+func BenchmarkAttnEncoderStep(b *testing.B) {
+	backend, err := fastcpu.New("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, dim := range []int{64, 128} {
+		b.Run(map[int]string{64: "dim64", 128: "dim128"}[dim], func(b *testing.B) {
+			V := 40000
+			idf := make([]float32, V)
+			for i := range idf {
+				idf[i] = 1
+			}
+			o := DefaultAttnEncoderOptions
+			o.Dim = dim
+			m := newAttnEnc(V, idf, o)
+			B, C, Lq := o.Batch, o.Cands, o.QueryWords
+			rng := rand.New(rand.NewPCG(1, 2))
+			qIDs, qW := make([]int32, B*Lq), make([]float32, B*Lq)
+			for i := range qIDs {
+				qIDs[i], qW[i] = int32(rng.IntN(V)), 1
+			}
+			units := make([][]int32, B*C)
+			cm := make([]float32, B*C)
+			for n := range units {
+				cm[n] = 1
+				for range 30 {
+					units[n] = append(units[n], int32(rng.IntN(V)))
+				}
+			}
+			uIDs, uW, uM := m.unitInputs(units, B*C)
+			exec, err := G.NewExec(backend, func(in []*G.Node) []*G.Node { return m.trainGraph(in) })
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				outs := exec.MustExec(m.stepArgs(qIDs, qW, uIDs, uW, uM, cm)...)
+				for _, t := range outs {
+					t.FinalizeAll()
+				}
+			}
+		})
 	}
 }
