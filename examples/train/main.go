@@ -75,6 +75,7 @@ type options struct {
 	encVocab            int
 	encLexical          float64
 	attnExp, attnOut    string
+	attnEval            string
 }
 
 func main() {
@@ -129,11 +130,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.encVocab, "encoder-vocab", lmtrain.DefaultEncoderOptions.MaxVocab, "encoder vocabulary: the most frequent words of the train pairs")
 	fs.Float64Var(&o.encLexical, "encoder-lexical", lmtrain.DefaultEncoderOptions.Lexical, "train the encoder as the residual of this multiple of the tf-idf cosine (0 = alone)")
 	fs.StringVar(&o.attnExp, "encoder-attn-exp", "", "only run the attention-encoder experiment on -pairs (attn: one self-attention layer over a unit's words; bag: the same model without it) and print the held-out ranking")
+	fs.StringVar(&o.attnEval, "encoder-attn-eval", "", "only rank -pairs' held-out pairs with this attention encoder (as the library runs it) and print the result")
 	fs.StringVar(&o.attnOut, "encoder-attn-out", "", "with -encoder-attn-exp: write the trained encoder here (linemodel.AttnEncoder)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if o.attnExp != "" {
+	if o.attnExp != "" || o.attnEval != "" {
 		return attnExperiment(ctx, o, stderr)
 	}
 	if o.encoder != "" {
@@ -767,6 +769,28 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 // ablation (bag) on -pairs and logs the held-out pairs' ranking per epoch;
 // it writes the encoder to -encoder-attn-out when given.
 func attnExperiment(ctx context.Context, o options, stderr io.Writer) error {
+	if o.attnEval != "" {
+		data, err := os.ReadFile(o.attnEval)
+		if err != nil {
+			return err
+		}
+		e, err := linemodel.ReadAttnEncoder(data)
+		if err != nil {
+			return err
+		}
+		eo := lmtrain.DefaultEncoderOptions
+		eo.MaxPairs, eo.MaxVocab = o.encMaxPairs, o.encVocab
+		d, logf, err := loadPairs(ctx, o, eo, stderr)
+		if err != nil {
+			return err
+		}
+		ev, err := lmtrain.EvalAttnEncoder(d, e, lmtrain.DefaultAttnEncoderOptions.QueryWords)
+		if err != nil {
+			return err
+		}
+		logf("attention encoder %s (width %d): held-out %s", o.attnEval, e.Dim, ev)
+		return nil
+	}
 	if o.attnExp != "attn" && o.attnExp != "bag" {
 		return fmt.Errorf("-encoder-attn-exp %q: want attn or bag", o.attnExp)
 	}

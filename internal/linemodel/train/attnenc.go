@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gomlx/gomlx/backends"
 	G "github.com/gomlx/gomlx/pkg/core/graph"
@@ -223,8 +224,17 @@ func TrainAttnEncoder(ctx context.Context, d *PairData, o AttnEncoderOptions, ba
 }
 
 // encoder returns the trained model in the library's form (int8 tables).
+// The bag (Attn false) never read its positions and attention weights: it
+// is written with them zero, which makes the library's forward pass the
+// bag's.
 func (m *attnEnc) encoder(words []string) (*linemodel.AttnEncoder, error) {
-	return linemodel.NewAttnEncoder(words, m.idf, m.P[aeEQ], m.P[aeEC], m.P[aePos], m.P[aeWQ], m.P[aeWK], m.P[aeWV], m.o.Dim, m.o.UnitWords)
+	extra := [][]float32{m.P[aePos], m.P[aeWQ], m.P[aeWK], m.P[aeWV]}
+	if !m.o.Attn {
+		for k, p := range extra {
+			extra[k] = make([]float32, len(p))
+		}
+	}
+	return linemodel.NewAttnEncoder(words, m.idf, m.P[aeEQ], m.P[aeEC], extra[0], extra[1], extra[2], extra[3], m.o.Dim, m.o.UnitWords)
 }
 
 func trainAttnEnc(ctx context.Context, d *PairData, o AttnEncoderOptions, backend backends.Backend, logf func(string, ...any)) (*attnEnc, EncoderEval, error) {
@@ -441,4 +451,35 @@ func (a *adam) rows(p []float32, r *rowSum, lr, c1, c2 float64) {
 	for i, id := range r.rows {
 		a.step(p, int(id)*r.D, r.sum[i*r.D:(i+1)*r.D], lr, c1, c2)
 	}
+}
+
+// EvalAttnEncoder ranks d's held-out pairs with a trained encoder as the
+// library runs it (int8 tables, linemodel.UnitEncoder), by
+// TrainAttnEncoder's protocol: a query reads its first queryWords words.
+// d must have been loaded with the vocabulary e was trained on.
+func EvalAttnEncoder(d *PairData, e *linemodel.AttnEncoder, queryWords int) (EncoderEval, error) {
+	if !slices.Equal(d.Words, e.Words) {
+		return EncoderEval{}, fmt.Errorf("attention encoder: its %d words are not the pairs' %d", len(e.Words), len(d.Words))
+	}
+	D := e.Dim
+	ue := e.NewUnitEncoder()
+	return evalRank(d.val, func(f *encFile, cands []int32) func(p encPair) []float32 {
+		vecs := make([]float32, len(cands)*D)
+		for j, c := range cands {
+			v := vecs[j*D : (j+1)*D]
+			ue.Encode(v, f.units[c])
+			linemodel.Normalize(v)
+		}
+		return func(p encPair) []float32 {
+			q := make([]float32, D)
+			for _, id := range p.q[:min(len(p.q), queryWords)] {
+				e.AddQuery(q, id)
+			}
+			out := make([]float32, len(cands))
+			for j := range cands {
+				out[j] = dot(q, vecs[j*D:(j+1)*D])
+			}
+			return out
+		}
+	}), nil
 }
