@@ -39,6 +39,10 @@
 // names share the most terms with the query, at the row's budget plus that
 // fold (no match: no unfold), and the control row +largest: after
 // unfolding the largest fold, names unread (see docs/navigation.md).
+// -column NAME adds the row NAME+repair: the lines ranked by that one
+// column of the line model's features (linemodel.FeatureNames, e.g.
+// enc_win), scaled to [0,1] over the text, through the same budget and
+// repair: what one feature knows alone.
 // -tokens reads the -lines shares as shares of the input tokens
 // (pruner.WithCompression(1/r)) for the library rows, the baselines sitting
 // out; -names=false renders placeholders without names.
