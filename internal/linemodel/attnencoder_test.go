@@ -108,3 +108,26 @@ func TestAttnEncoderFile(t *testing.T) {
 	_, err = NewAttnEncoder(e.Words, e.IDF, make([]float32, 6), make([]float32, 6), make([]float32, 5), make([]float32, 4), make([]float32, 4), make([]float32, 4), 2, 3)
 	assert.Error(t, err, "positions of the wrong size")
 }
+
+// Whatever the bytes, ReadAttnEncoder returns an error or an encoder whose
+// forward pass runs on any of its words.
+func FuzzReadAttnEncoder(f *testing.F) {
+	e, _ := NewAttnEncoder([]string{"alpha", "beta"}, []float32{1, 2}, []float32{1, 0, 0, 1}, []float32{0, 1, 1, 0},
+		[]float32{.1, .2, .3, .4}, []float32{1, 0, 0, 1}, []float32{0, 1, 1, 0}, []float32{1, 1, 0, 1}, 2, 2)
+	var b bytes.Buffer
+	_, _ = e.WriteTo(&b)
+	f.Add(b.Bytes())
+	f.Add([]byte(attnEncMagic + "\x02\x00\x00\x00\xff\xff\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := ReadAttnEncoder(data)
+		if err != nil {
+			return
+		}
+		ue := e.NewUnitEncoder()
+		ids := make([]int32, 0, e.Len+1)
+		for i := 0; i <= e.Len; i++ {
+			ids = append(ids, int32(i%len(e.Words)))
+		}
+		ue.Encode(make([]float32, e.Dim), ids)
+	})
+}
