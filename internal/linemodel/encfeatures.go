@@ -71,15 +71,13 @@ func newEncMatch(ctx context.Context, e *PairEncoder, query string, lines []stri
 	const W = 2*encWin + 1
 	ring := make([]float32, W*D)
 	sum := make([]float32, D)
-	type openDef struct {
-		id   int32
-		last int
-		sum  []float32
-	}
-	var open []openDef
-	var free [][]float32
-	defCos := map[int32]float32{}
-	useDefs := len(def) == n && lastRow != nil
+	defs := newDefScores(def, lastRow, n, func(buf []float32) []float32 {
+		if buf == nil {
+			return make([]float32, D)
+		}
+		clear(buf)
+		return buf
+	})
 	pieces := newPieceIDs(e.ID)
 	lineVec := func(i int, dst []float32) {
 		clear(dst)
@@ -104,13 +102,20 @@ func newEncMatch(ctx context.Context, e *PairEncoder, query string, lines []stri
 		}
 		return d / sqrt32(nn)
 	}
+	var slot []float32 // the current line's vector
+	addSlot := func(acc []float32) []float32 {
+		for j, x := range slot {
+			acc[j] += x
+		}
+		return acc
+	}
 	// Line i enters the ring at step i; the window of line i-encWin is
 	// complete then.
 	for step := 0; step < n+encWin; step++ {
 		if done(ctx, step) {
 			return encMatch{}
 		}
-		slot := ring[(step%W)*D : (step%W+1)*D]
+		slot = ring[(step%W)*D : (step%W+1)*D]
 		for j, x := range slot {
 			sum[j] -= x
 		}
@@ -120,44 +125,7 @@ func newEncMatch(ctx context.Context, e *PairEncoder, query string, lines []stri
 				sum[j] += x
 			}
 			m.line[step] = cos(slot)
-			if d := int32(-1); useDefs {
-				d = def[step]
-				k := -1
-				for j := range open {
-					if open[j].id == d {
-						k = j
-					}
-				}
-				if k < 0 && d >= 0 && len(open) < maxOpenDefs {
-					if _, done := defCos[d]; !done {
-						var buf []float32
-						if len(free) > 0 {
-							buf, free = free[len(free)-1], free[:len(free)-1]
-							clear(buf)
-						} else {
-							buf = make([]float32, D)
-						}
-						open = append(open, openDef{id: d, last: lastRow(d), sum: buf})
-						k = len(open) - 1
-					}
-				}
-				if k >= 0 {
-					for j, x := range slot {
-						open[k].sum[j] += x
-					}
-				}
-				// Score and drop the definitions that end here.
-				kept := open[:0]
-				for _, od := range open {
-					if od.last <= step {
-						defCos[od.id] = cos(od.sum)
-						free = append(free, od.sum)
-					} else {
-						kept = append(kept, od)
-					}
-				}
-				open = kept
-			}
+			defs.line(step, addSlot, cos)
 		} else {
 			clear(slot)
 		}
@@ -166,16 +134,7 @@ func newEncMatch(ctx context.Context, e *PairEncoder, query string, lines []stri
 			m.best = max(m.best, m.win[c])
 		}
 	}
-	if useDefs {
-		for _, od := range open { // a definition past the last line
-			defCos[od.id] = cos(od.sum)
-		}
-		for i, d := range def {
-			if d >= 0 {
-				m.def[i] = defCos[d]
-			}
-		}
-	}
+	defs.finish(m.def, cos)
 	return m
 }
 
@@ -244,15 +203,11 @@ func newAttnEncMatch(ctx context.Context, e *AttnEncoder, query string, lines []
 		})
 		return dst
 	}
-	type openDef struct {
-		id   int32
-		last int
-		ids  []int32
+	defs := newDefScores(def, lastRow, n, func(buf []int32) []int32 { return buf[:0] })
+	var ids []int32 // the current line's words
+	addIDs := func(acc []int32) []int32 {
+		return append(acc, ids[:min(len(ids), max(0, L-len(acc)))]...)
 	}
-	var open []openDef
-	var free [][]int32
-	defCos := map[int32]float32{}
-	useDefs := len(def) == n && lastRow != nil
 	var win []int32
 	for step := 0; step < n+encWin; step++ {
 		if done(ctx, step) {
@@ -262,39 +217,8 @@ func newAttnEncMatch(ctx context.Context, e *AttnEncoder, query string, lines []
 		if step < n {
 			ring[slot] = lineIDs(step, ring[slot])
 			m.line[step] = cos(ring[slot])
-			if useDefs {
-				d := def[step]
-				k := -1
-				for j := range open {
-					if open[j].id == d {
-						k = j
-					}
-				}
-				if k < 0 && d >= 0 && len(open) < maxOpenDefs {
-					if _, seen := defCos[d]; !seen {
-						var buf []int32
-						if len(free) > 0 {
-							buf, free = free[len(free)-1][:0], free[:len(free)-1]
-						}
-						open = append(open, openDef{id: d, last: lastRow(d), ids: buf})
-						k = len(open) - 1
-					}
-				}
-				if k >= 0 && len(open[k].ids) < L {
-					ids := ring[slot]
-					open[k].ids = append(open[k].ids, ids[:min(len(ids), L-len(open[k].ids))]...)
-				}
-				kept := open[:0]
-				for _, od := range open {
-					if od.last <= step {
-						defCos[od.id] = cos(od.ids)
-						free = append(free, od.ids)
-					} else {
-						kept = append(kept, od)
-					}
-				}
-				open = kept
-			}
+			ids = ring[slot]
+			defs.line(step, addIDs, cos)
 		} else {
 			ring[slot] = ring[slot][:0]
 		}
@@ -310,11 +234,11 @@ func newAttnEncMatch(ctx context.Context, e *AttnEncoder, query string, lines []
 			if r < 0 || r >= n {
 				continue
 			}
-			ids := ring[r%W]
+			rw := ring[r%W]
 			if r == c {
-				start, cn = len(win), len(ids)
+				start, cn = len(win), len(rw)
 			}
-			win = append(win, ids...)
+			win = append(win, rw...)
 		}
 		if len(win) > L {
 			s := max(0, min(start-(L-cn)/2, len(win)-L))
@@ -323,15 +247,87 @@ func newAttnEncMatch(ctx context.Context, e *AttnEncoder, query string, lines []
 		m.win[c] = cos(win)
 		m.best = max(m.best, m.win[c])
 	}
-	if useDefs {
-		for _, od := range open {
-			defCos[od.id] = cos(od.ids)
-		}
-		for i, d := range def {
-			if d >= 0 {
-				m.def[i] = defCos[d]
-			}
+	defs.finish(m.def, cos)
+	return m
+}
+
+// defScores scores each definition of a text once, streaming: it holds an
+// accumulator (a vector sum, the first words) per open definition, not per
+// line or per definition, fed the lines of the definition as they pass and
+// scored and recycled when its last line is passed. At most maxOpenDefs
+// are open at once (their nesting depth); a definition past it scores 0.
+type defScores[T any] struct {
+	def     []int32         // each line's innermost definition, -1 for none
+	lastRow func(int32) int // a definition's last line
+	fresh   func(buf T) T   // an empty accumulator, reusing buf (zero: none)
+	open    []openDef[T]
+	free    []T
+	score   map[int32]float32
+	use     bool
+}
+
+type openDef[T any] struct {
+	id   int32
+	last int
+	acc  T
+}
+
+// newDefScores tracks the definitions of n lines; a def table of another
+// length or no lastRow scores none.
+func newDefScores[T any](def []int32, lastRow func(int32) int, n int, fresh func(T) T) *defScores[T] {
+	return &defScores[T]{def: def, lastRow: lastRow, fresh: fresh, score: map[int32]float32{}, use: len(def) == n && lastRow != nil}
+}
+
+// line feeds line i to its innermost definition (add returns the grown
+// accumulator) and scores the definitions that end at i.
+func (d *defScores[T]) line(i int, add func(T) T, score func(T) float32) {
+	if !d.use {
+		return
+	}
+	id := d.def[i]
+	k := -1
+	for j := range d.open {
+		if d.open[j].id == id {
+			k = j
 		}
 	}
-	return m
+	if k < 0 && id >= 0 && len(d.open) < maxOpenDefs {
+		if _, done := d.score[id]; !done {
+			var buf T
+			if len(d.free) > 0 {
+				buf, d.free = d.free[len(d.free)-1], d.free[:len(d.free)-1]
+			}
+			d.open = append(d.open, openDef[T]{id: id, last: d.lastRow(id), acc: d.fresh(buf)})
+			k = len(d.open) - 1
+		}
+	}
+	if k >= 0 {
+		d.open[k].acc = add(d.open[k].acc)
+	}
+	kept := d.open[:0]
+	for _, od := range d.open {
+		if od.last <= i {
+			d.score[od.id] = score(od.acc)
+			d.free = append(d.free, od.acc)
+		} else {
+			kept = append(kept, od)
+		}
+	}
+	d.open = kept
+}
+
+// finish scores the definitions still open (past the last line) and sets
+// dst[i] to line i's definition's score.
+func (d *defScores[T]) finish(dst []float32, score func(T) float32) {
+	if !d.use {
+		return
+	}
+	for _, od := range d.open {
+		d.score[od.id] = score(od.acc)
+	}
+	for i, id := range d.def {
+		if id >= 0 {
+			dst[i] = d.score[id]
+		}
+	}
 }
