@@ -58,15 +58,10 @@ const maxOpenDefs = 64
 // definition's sum is scored and dropped when its last line is passed.
 func newEncMatch(ctx context.Context, e *PairEncoder, query string, lines []string, def []int32, lastRow func(int32) int) encMatch {
 	n := len(lines)
-	var m encMatch
-	if e == nil || n == 0 {
-		return m
-	}
-	q := e.EncodeQuery(WordStream(query))
+	m, q := startEncMatch(e, query, n)
 	if q == nil {
 		return m
 	}
-	m.line, m.win, m.def = make([]float32, n), make([]float32, n), make([]float32, n)
 	D := e.Dim
 	const W = 2*encWin + 1
 	ring := make([]float32, W*D)
@@ -138,6 +133,20 @@ func newEncMatch(ctx context.Context, e *PairEncoder, query string, lines []stri
 	return m
 }
 
+// startEncMatch returns the columns of n lines, zero, and the query's
+// vector; a nil vector (no encoder, no lines, no query word in the
+// vocabulary) means no columns.
+func startEncMatch(e *PairEncoder, query string, n int) (encMatch, []float32) {
+	if e == nil || n == 0 {
+		return encMatch{}, nil
+	}
+	q := e.EncodeQuery(WordStream(query))
+	if q == nil {
+		return encMatch{}, nil
+	}
+	return encMatch{line: make([]float32, n), win: make([]float32, n), def: make([]float32, n)}, q
+}
+
 // encColumns (enc_line … enc_best): the encoder's cosine of the query with
 // the line, its window and its definition, and the text's best window (a
 // text no part of which does what the question asks reads low there).
@@ -161,16 +170,14 @@ func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 // occur. Memory is the word ids of the window's lines and of the open
 // definitions' first words.
 func newAttnEncMatch(ctx context.Context, e *AttnEncoder, query string, lines []string, def []int32, lastRow func(int32) int) encMatch {
-	n := len(lines)
-	var m encMatch
-	if e == nil || n == 0 {
-		return m
+	if e == nil {
+		return encMatch{}
 	}
-	q := e.EncodeQuery(WordStream(query))
+	n := len(lines)
+	m, q := startEncMatch(e.PairEncoder, query, n)
 	if q == nil {
 		return m
 	}
-	m.line, m.win, m.def = make([]float32, n), make([]float32, n), make([]float32, n)
 	D, L := e.Dim, e.Len
 	ue := e.NewUnitEncoder()
 	vec := make([]float32, D)
