@@ -810,19 +810,24 @@ func attnExperiment(ctx context.Context, o options, stderr io.Writer) error {
 	if err != nil || o.attnOut == "" {
 		return err
 	}
-	f, err := os.Create(o.attnOut)
-	if err != nil {
-		return err
-	}
-	if _, err := e.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := writeTo(o.attnOut, e); err != nil {
 		return err
 	}
 	logf("attention encoder: %d words of width %d in %s", len(e.Words), e.Dim, o.attnOut)
 	return nil
+}
+
+// writeTo writes w to the file path.
+func writeTo(path string, w io.WriterTo) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := w.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // loadPairs reads -pairs for an encoder and returns a logger that stamps
@@ -855,15 +860,7 @@ func trainEncoder(ctx context.Context, o options, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(o.encoder)
-	if err != nil {
-		return err
-	}
-	if _, err := enc.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := writeTo(o.encoder, enc); err != nil {
 		return err
 	}
 	logf("encoder: %d words of width %d in %s", len(enc.Words), enc.Dim, o.encoder)
