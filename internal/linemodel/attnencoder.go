@@ -78,14 +78,14 @@ type UnitEncoder struct {
 	vec  []float32       // [words,Dim] the word's code vector (no idf)
 	proj []float32       // [words,3·Dim] its projections
 	// Per-unit scratch.
-	q, k, v, a, s []float32
+	q, k, v, a, s, c []float32
 }
 
 // NewUnitEncoder returns a UnitEncoder over e.
 func (e *AttnEncoder) NewUnitEncoder() *UnitEncoder {
 	D, L := e.Dim, e.Len
 	return &UnitEncoder{e: e, slot: map[int32]int32{},
-		q: make([]float32, L*D), k: make([]float32, L*D), v: make([]float32, L*D), a: make([]float32, L*D), s: make([]float32, L)}
+		q: make([]float32, L*D), k: make([]float32, L*D), v: make([]float32, L*D), a: make([]float32, L*D), s: make([]float32, L), c: make([]float32, L)}
 }
 
 func (u *UnitEncoder) word(id int32) int {
@@ -130,7 +130,8 @@ func (u *UnitEncoder) Encode(dst []float32, ids []int32) {
 	// u = Σ_l w_l·(a_l + Σ_j att_lj·v_j) = Σ_l w_l·a_l + Σ_j c_j·v_j with
 	// c_j = Σ_l w_l·att_lj: only the weighted column sums of the
 	// attention are needed.
-	c := make([]float32, L)
+	c := u.c[:L]
+	clear(c)
 	scale := float32(1 / math.Sqrt(float64(D)))
 	for l, id := range ids {
 		w := e.IDF[id]
