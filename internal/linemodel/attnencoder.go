@@ -70,8 +70,10 @@ func (e *AttnEncoder) projectRow(dst, x []float32) {
 }
 
 // A UnitEncoder encodes code units with an AttnEncoder, caching each word's
-// projections: the units of one text share most of their words. It is not
-// safe for concurrent use.
+// projections: the units of one text share most of their words. The cache
+// is bounded by the vocabulary (4·Dim floats a word: 41 MB for 40,000
+// words of width 64, at most, whatever the text's size). It is not safe
+// for concurrent use.
 type UnitEncoder struct {
 	e    *AttnEncoder
 	slot map[int32]int32 // word → its row in vec and proj
