@@ -227,16 +227,11 @@ func ReadAttnEncoder(data []byte) (*AttnEncoder, error) {
 	if want := 4 * (L*D + 3*D*D); len(data) != want {
 		return nil, bad(fmt.Sprintf("%d bytes of attention weights, want %d", len(data), want))
 	}
-	floats := func(k int) []float32 {
-		out := make([]float32, k)
-		for i := range out {
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[i*4:]))
-		}
-		data = data[k*4:]
-		return out
-	}
 	e := &AttnEncoder{PairEncoder: pe, Len: L}
-	e.Pos, e.WQ, e.WK, e.WV = floats(L*D), floats(D*D), floats(D*D), floats(D*D)
+	e.Pos, data = readFloats(data, L*D)
+	e.WQ, data = readFloats(data, D*D)
+	e.WK, data = readFloats(data, D*D)
+	e.WV, _ = readFloats(data, D*D)
 	e.project()
 	return e, nil
 }

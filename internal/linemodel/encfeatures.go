@@ -17,10 +17,11 @@ var encoderData []byte
 // after that. An embedded attention encoder (PRAE1) is returned by
 // shippedAttnEncoder, and its bag of words here.
 var shippedEncoder = sync.OnceValues(func() (*PairEncoder, error) {
-	if ae, err := shippedAttnEncoder(); ae != nil || err != nil {
-		if err != nil {
-			return nil, err
-		}
+	ae, err := shippedAttnEncoder()
+	if err != nil {
+		return nil, err
+	}
+	if ae != nil {
 		return ae.PairEncoder, nil
 	}
 	return ReadPairEncoder(encoderData)
@@ -74,29 +75,15 @@ func newEncMatch(ctx context.Context, e *PairEncoder, query string, lines []stri
 		return buf
 	})
 	pieces := newPieceIDs(e.ID)
+	var ids []int32
 	lineVec := func(i int, dst []float32) {
 		clear(dst)
-		k := 0
-		l := lines[i]
-		_ = lexical.EachTokenBytes(ctx, l[:min(len(l), maxSoftScan)], func(b []byte) bool {
-			if id := pieces.of(b); id >= 0 {
-				e.AddCode(dst, id)
-				k++
-			}
-			return k < maxSoftWords
-		})
-	}
-	cos := func(v []float32) float32 {
-		var d, nn float32
-		for j, x := range v {
-			d += x * q[j]
-			nn += x * x
+		ids = encLineIDs(ctx, pieces, lines[i], ids)
+		for _, id := range ids {
+			e.AddCode(dst, id)
 		}
-		if nn == 0 {
-			return 0
-		}
-		return d / sqrt32(nn)
 	}
+	cos := func(v []float32) float32 { return cosQ(q, v) }
 	var slot []float32 // the current line's vector
 	addSlot := func(acc []float32) []float32 {
 		for j, x := range slot {
@@ -147,6 +134,32 @@ func startEncMatch(e *PairEncoder, query string, n int) (encMatch, []float32) {
 	return encMatch{line: make([]float32, n), win: make([]float32, n), def: make([]float32, n)}, q
 }
 
+// encLineIDs sets dst to the encoder's words of line l, its first
+// maxSoftWords within the first maxSoftScan bytes.
+func encLineIDs(ctx context.Context, pieces pieceIDs, l string, dst []int32) []int32 {
+	dst = dst[:0]
+	_ = lexical.EachTokenBytes(ctx, l[:min(len(l), maxSoftScan)], func(b []byte) bool {
+		if id := pieces.of(b); id >= 0 {
+			dst = append(dst, id)
+		}
+		return len(dst) < maxSoftWords
+	})
+	return dst
+}
+
+// cosQ is the cosine of v with the unit query vector q (0 for a zero v).
+func cosQ(q, v []float32) float32 {
+	var d, nn float32
+	for j, x := range v {
+		d += x * q[j]
+		nn += x * x
+	}
+	if nn == 0 {
+		return 0
+	}
+	return d / sqrt32(nn)
+}
+
 // encColumns (enc_line … enc_best): the encoder's cosine of the query with
 // the line, its window and its definition, and the text's best window (a
 // text no part of which does what the question asks reads low there).
@@ -186,30 +199,11 @@ func newAttnEncMatch(ctx context.Context, e *AttnEncoder, query string, lines []
 			return 0
 		}
 		ue.Encode(vec, ids)
-		var d, nn float32
-		for j, x := range vec {
-			d += x * q[j]
-			nn += x * x
-		}
-		if nn == 0 {
-			return 0
-		}
-		return d / sqrt32(nn)
+		return cosQ(q, vec)
 	}
 	const W = 2*encWin + 1
 	ring := make([][]int32, W)
 	pieces := newPieceIDs(e.ID)
-	lineIDs := func(i int, dst []int32) []int32 {
-		dst = dst[:0]
-		l := lines[i]
-		_ = lexical.EachTokenBytes(ctx, l[:min(len(l), maxSoftScan)], func(b []byte) bool {
-			if id := pieces.of(b); id >= 0 {
-				dst = append(dst, id)
-			}
-			return len(dst) < maxSoftWords
-		})
-		return dst
-	}
 	defs := newDefScores(def, lastRow, n, func(buf []int32) []int32 { return buf[:0] })
 	var ids []int32 // the current line's words
 	addIDs := func(acc []int32) []int32 {
@@ -222,7 +216,7 @@ func newAttnEncMatch(ctx context.Context, e *AttnEncoder, query string, lines []
 		}
 		slot := step % W
 		if step < n {
-			ring[slot] = lineIDs(step, ring[slot])
+			ring[slot] = encLineIDs(ctx, pieces, lines[step], ring[slot])
 			m.line[step] = cos(ring[slot])
 			ids = ring[slot]
 			defs.line(step, addIDs, cos)

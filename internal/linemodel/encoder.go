@@ -159,15 +159,9 @@ func ReadPairEncoder(data []byte) (*PairEncoder, error) {
 	if want := V*12 + 2*V*D; len(data) != want {
 		return nil, bad(fmt.Sprintf("%d bytes of idfs, scales and tables, want %d", len(data), want))
 	}
-	floats := func(n int) []float32 {
-		out := make([]float32, n)
-		for i := range out {
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[i*4:]))
-		}
-		data = data[n*4:]
-		return out
-	}
-	e.IDF, e.QScale, e.CScale = floats(V), floats(V), floats(V)
+	e.IDF, data = readFloats(data, V)
+	e.QScale, data = readFloats(data, V)
+	e.CScale, data = readFloats(data, V)
 	ints := func(n int) []int8 {
 		out := unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(data))), n)
 		data = data[n:]
@@ -176,4 +170,14 @@ func ReadPairEncoder(data []byte) (*PairEncoder, error) {
 	e.Q, e.C = ints(V*D), ints(V*D)
 	e.index = newWordIndex(e.Words)
 	return e, nil
+}
+
+// readFloats decodes n little-endian float32s from the front of data (the
+// caller checked its length) and returns them with the rest.
+func readFloats(data []byte, n int) ([]float32, []byte) {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[i*4:]))
+	}
+	return out, data[n*4:]
 }
