@@ -120,6 +120,7 @@ type flags struct {
 	names          bool   // -names: placeholders name what they fold
 	unfold         bool   // -unfold: add the one-unfold rows
 	column         string // -column: add a row that ranks lines by this feature column alone
+	columnIdx      int    // its index in linemodel.FeatureNames
 	paths          []string
 }
 
@@ -198,7 +199,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", errReported, err) // printed by the flag package, with the usage
 	}
-	if f.column != "" && !slices.Contains(linemodel.FeatureNames, f.column) {
+	if f.columnIdx = slices.Index(linemodel.FeatureNames, f.column); f.column != "" && f.columnIdx < 0 {
 		return nil, fmt.Errorf("-column %q: not a feature column (linemodel.FeatureNames)", f.column)
 	}
 	for _, s := range strings.Split(ratios, ",") {
@@ -849,7 +850,7 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 			}
 		}
 		if ev.f.column != "" {
-			p, err := pruner.New(columnScorer{col: slices.Index(linemodel.FeatureNames, ev.f.column), lang: lang}, ev.f.budget(r, pruner.WithPlaceholderNames(ev.f.names))...)
+			p, err := pruner.New(columnScorer{col: ev.f.columnIdx, lang: lang}, ev.f.budget(r, pruner.WithPlaceholderNames(ev.f.names))...)
 			if err != nil {
 				return o, err
 			}

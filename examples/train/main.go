@@ -766,32 +766,20 @@ func evalDir(ctx context.Context, o options, stdout, stderr io.Writer) error {
 }
 
 // attnExperiment trains the attention encoder (attn) or its bag-of-words
-// ablation (bag) on -pairs and logs the held-out pairs' ranking per epoch;
-// it writes the encoder to -encoder-attn-out when given.
+// ablation (bag) on -pairs and logs the held-out pairs' ranking per epoch,
+// writing the encoder to -encoder-attn-out when given; with
+// -encoder-attn-eval it ranks the held-out pairs with a written encoder.
 func attnExperiment(ctx context.Context, o options, stderr io.Writer) error {
+	var trained *linemodel.AttnEncoder // -encoder-attn-eval's
 	if o.attnEval != "" {
 		data, err := os.ReadFile(o.attnEval)
 		if err != nil {
 			return err
 		}
-		e, err := linemodel.ReadAttnEncoder(data)
-		if err != nil {
+		if trained, err = linemodel.ReadAttnEncoder(data); err != nil {
 			return err
 		}
-		eo := lmtrain.DefaultEncoderOptions
-		eo.MaxPairs, eo.MaxVocab = o.encMaxPairs, o.encVocab
-		d, logf, err := loadPairs(ctx, o, eo, stderr)
-		if err != nil {
-			return err
-		}
-		ev, err := lmtrain.EvalAttnEncoder(d, e, lmtrain.DefaultAttnEncoderOptions.QueryWords)
-		if err != nil {
-			return err
-		}
-		logf("attention encoder %s (width %d): held-out %s", o.attnEval, e.Dim, ev)
-		return nil
-	}
-	if o.attnExp != "attn" && o.attnExp != "bag" {
+	} else if o.attnExp != "attn" && o.attnExp != "bag" {
 		return fmt.Errorf("-encoder-attn-exp %q: want attn or bag", o.attnExp)
 	}
 	eo := lmtrain.DefaultEncoderOptions
@@ -799,6 +787,14 @@ func attnExperiment(ctx context.Context, o options, stderr io.Writer) error {
 	d, logf, err := loadPairs(ctx, o, eo, stderr)
 	if err != nil {
 		return err
+	}
+	if trained != nil {
+		ev, err := lmtrain.EvalAttnEncoder(d, trained, lmtrain.DefaultAttnEncoderOptions.QueryWords)
+		if err != nil {
+			return err
+		}
+		logf("attention encoder %s (width %d): held-out %s", o.attnEval, trained.Dim, ev)
+		return nil
 	}
 	ao := lmtrain.DefaultAttnEncoderOptions
 	ao.Attn, ao.Dim, ao.Epochs, ao.Seed = o.attnExp == "attn", o.encDim, o.encEpochs, o.seed

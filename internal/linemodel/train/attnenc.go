@@ -198,8 +198,8 @@ func (m *attnEnc) stepArgs(qIDs []int32, qW []float32, uIDs []int32, uW, uM, cm 
 	return append(args, m.params()...)
 }
 
-// unitInputs packs units (word id lists) into ids [N·L,1], idf weights and
-// masks [N,L]; a nil unit is padding.
+// unitInputs packs units (word id lists) into ids [N·L] (their vectors are
+// gathered by rows), idf weights and masks [N,L]; a nil unit is padding.
 func (m *attnEnc) unitInputs(units [][]int32, N int) (ids []int32, w, mask []float32) {
 	L := m.o.UnitWords
 	ids, w, mask = make([]int32, N*L), make([]float32, N*L), make([]float32, N*L)

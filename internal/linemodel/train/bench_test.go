@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -77,7 +78,7 @@ func BenchmarkAttnEncoderStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, dim := range []int{64, 128} {
-		b.Run(map[int]string{64: "dim64", 128: "dim128"}[dim], func(b *testing.B) {
+		b.Run(fmt.Sprintf("dim%d", dim), func(b *testing.B) {
 			V := 40000
 			idf := make([]float32, V)
 			for i := range idf {
