@@ -237,7 +237,9 @@ func TestSelectByBudgetNeverExceeds(t *testing.T) {
 func TestBudgets(t *testing.T) {
 	p := tinyPruner(t)
 	text := "import os\nimport sys\n\n\ndef which(cmd, path=None):\n    path = path or os.environ.get('PATH', '')\n    for d in path.split(os.pathsep):\n        full = os.path.join(d, cmd)\n        if os.path.exists(full):\n            return full\n    return None\n\n\ndef main():\n    print(which(sys.argv[1]))\n"
-	n := len(p.unpruned(text, "").Lines)
+	whole, err := p.unpruned(context.Background(), text, "")
+	require.NoError(t, err)
+	n := len(whole.Lines)
 	outLines := func(res *Result) int {
 		return len(res.KeptLines()) + len(res.Placeholders)
 	}

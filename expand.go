@@ -144,7 +144,7 @@ func (r *Result) ExpandContext(ctx context.Context, ranges ...LineRange) (*Resul
 	out.Lines = slices.Clone(r.Lines)
 	out.Placeholders = slices.Clone(r.Placeholders)
 	out.Notes = slices.Clone(r.Notes)
-	if len(ranges) == 0 || r.Unpruned != "" || len(r.Placeholders) == 0 {
+	if len(ranges) == 0 || r.Unpruned != "" || !r.folded() {
 		return &out, nil // nothing is folded
 	}
 	if r.src == nil {
@@ -247,4 +247,15 @@ func libraryPlaceholders(phs []astrepair.Placeholder) []Placeholder {
 		out = append(out, Placeholder{OutputLine: ph.OutputLine + 1, FirstLine: ph.FirstLine, LastLine: ph.LastLine, Names: ph.Names, More: ph.More})
 	}
 	return out
+}
+
+// folded says whether any input line is left out. A result can fold lines
+// without a placeholder: a budget below the smallest output returns none.
+func (r *Result) folded() bool {
+	for _, l := range r.Lines {
+		if !l.Kept {
+			return true
+		}
+	}
+	return false
 }

@@ -225,6 +225,28 @@ func TestExpandKinds(t *testing.T) {
 	}
 }
 
+// A budget below the smallest output returns no line and no placeholder;
+// the input is still folded, and Expand must unfold what it is asked for.
+func TestExpandAfterEmptyBudget(t *testing.T) {
+	ctx := context.Background()
+	p, err := pruner.Load(ctx, "", pruner.WithTokenBudget(1))
+	require.NoError(t, err)
+	res, err := p.Prune(ctx, "how long do we wait between retries?", clientSource)
+	require.NoError(t, err)
+	require.Empty(t, res.Text)
+	require.Empty(t, res.Placeholders)
+	require.Empty(t, res.KeptLines())
+	got, err := res.Expand(pruner.LineRange{First: 1, Last: 10})
+	require.NoError(t, err)
+	lines := strings.SplitAfter(clientSource, "\n")
+	assert.Contains(t, got.Text, strings.Join(lines[:10], ""))
+	for n := 1; n <= 10; n++ {
+		assert.True(t, got.Lines[n-1].Kept, "line %d", n)
+	}
+	assert.NotEmpty(t, got.Placeholders, "the lines after 10 stay folded")
+	checkRendering(t, clientSource, got)
+}
+
 func TestParseLineRanges(t *testing.T) {
 	tests := []struct {
 		in      string

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/syntax"
 )
 
 // Decision selects how per-token model outputs become keep scores.
@@ -151,7 +153,8 @@ func WithKeepFirstLine(keep bool) Option {
 }
 
 // WithKeepLastLine always keeps the last line (useful for logs, whose tail
-// holds the verdict).
+// holds the verdict). Under the SWE-Pruner renderer it is selected as the
+// service selects its first line.
 func WithKeepLastLine(keep bool) Option {
 	return func(c *config) error { c.keepLast = keep; return nil }
 }
@@ -159,8 +162,8 @@ func WithKeepLastLine(keep bool) Option {
 // WithKeepLines always keeps the lines for which match returns true (it
 // sees the line without its terminator), before repair and rendering, so
 // their context is repaired too. Agent tools use it to never drop error
-// lines, exit codes or verdicts from logs. Not applied by the SWE-Pruner
-// renderer, which reproduces the original service.
+// lines, exit codes or verdicts from logs. Under the SWE-Pruner renderer
+// the matched lines are selected as the service selects its first line.
 func WithKeepLines(match func(line string) bool) Option {
 	return func(c *config) error { c.keepLine = match; return nil }
 }
@@ -189,9 +192,17 @@ func WithDependencyHops(n int) Option {
 }
 
 // WithLanguage overrides language detection ("python", "go", "js", ...;
-// "text" for non-code).
+// "text" for non-code; "" detects again). An unknown name is refused.
 func WithLanguage(lang string) Option {
-	return func(c *config) error { c.language = lang; return nil }
+	return func(c *config) error {
+		if strings.TrimSpace(lang) != "" {
+			if _, err := syntax.ParseLanguage(lang); err != nil {
+				return fmt.Errorf("%w: %w", ErrOption, err)
+			}
+		}
+		c.language = lang
+		return nil
+	}
 }
 
 // WithFileName gives a file name whose extension decides the language.
@@ -293,7 +304,9 @@ func WithRenderer(r Renderer) Option {
 // WithSWEPrunerCompat reproduces the SWE-Pruner service exactly: its
 // renderer and line numbering, no repair, and windows sized with the
 // service's shorter budgeting instruction (so full windows lose their last
-// token, as in the reference).
+// token, as in the reference). The service keeps lines by threshold only:
+// with a budget (WithTokenBudget, WithCompression, WithLineBudget) Load and
+// With refuse it (ErrOption).
 func WithSWEPrunerCompat() Option {
 	return func(c *config) error {
 		c.renderer = RenderSWEPruner
@@ -454,6 +467,15 @@ func WithMinInputTokens(n int) Option {
 // WithoutBudget goes back to the threshold.
 func WithoutBudget() Option {
 	return func(c *config) error { c.budget = budget{}; return nil }
+}
+
+// check refuses combinations of options that no path can honour; it runs
+// after all options are applied, so their order does not matter.
+func (c *config) check() error {
+	if c.renderer == RenderSWEPruner && c.budget.set() {
+		return fmt.Errorf("%w: the SWE-Pruner renderer keeps lines by threshold only; a budget needs the library's renderer (or WithoutBudget)", ErrOption)
+	}
+	return nil
 }
 
 // budget is at most one of a token count, a token compression ratio or a

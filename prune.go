@@ -31,7 +31,7 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 		return nil, err
 	}
 	if isBlank(query) {
-		return p.unpruned(text, "empty query"), nil
+		return p.unpruned(ctx, text, "empty query")
 	}
 	if text == "" {
 		return &Result{Scorer: p.kind}, nil
@@ -57,7 +57,10 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 		if err != nil {
 			return nil, err
 		}
-		res := p.unpruned(text, why)
+		res, err := p.unpruned(ctx, text, why)
+		if err != nil {
+			return nil, err
+		}
 		if confirm {
 			lang = syntax.Confirm(ctx, text, lang)
 		}
@@ -163,15 +166,19 @@ func (p *Pruner) tooSmall(ctx context.Context, text string) (string, error) {
 	return fmt.Sprintf("shorter than %d tokens (%d): not worth folding (WithMinInputTokens)", n, got), nil
 }
 
-// unpruned returns text whole with the reason.
-func (p *Pruner) unpruned(text, why string) *Result {
+// unpruned returns text whole with the reason. Counting its tokens is the
+// one pass over a text returned whole, so it stops when ctx is done.
+func (p *Pruner) unpruned(ctx context.Context, text, why string) (*Result, error) {
+	n, err := p.tok.CountContext(ctx, text)
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{Text: text, Scorer: p.kind, Unpruned: why}
 	for _, l := range chunk.SplitLines(text) {
 		res.Lines = append(res.Lines, Line{Number: l.Number, Kept: true, Reason: ReasonUnpruned})
 	}
-	n := p.tok.Count(text)
 	res.Tokens = TokenCounts{Input: n, Kept: n}
-	return res
+	return res, nil
 }
 
 // renderCompat reproduces the SWE-Pruner service: Python splitlines
@@ -184,7 +191,8 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 		scores[i] = s.Score
 	}
 	lineScores := swecompat.AggregateLines(text, spans, scores)
-	kept := swecompat.KeptLines(text, lineScores, p.threshold(), p.cfg.keepFirst)
+	always := p.compatAlways(text)
+	kept := swecompat.KeptLinesAlways(text, lineScores, p.threshold(), func(n int) bool { return always[n] })
 	pruned, phs := swecompat.RenderLinesMapped(text, kept)
 	res := &Result{Text: pruned, Placeholders: compatPlaceholders(phs)}
 	res.src = &expandSource{p: p, text: text, compat: true}
@@ -199,7 +207,7 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 			switch {
 			case ok && s >= p.threshold():
 				l.Reason = ReasonModel
-			case num == 1 && p.cfg.keepFirst:
+			case always[num]:
 				l.Reason = ReasonAlwaysKeep
 			default:
 				l.Reason = ReasonGap
@@ -208,6 +216,29 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 		res.Lines[i] = l
 	}
 	return res
+}
+
+// compatAlways marks the lines (1-based, Python splitlines numbering) the
+// keep options keep under the SWE-Pruner renderer: the first line as the
+// service's always_keep_first_frags, and the last line and the lines
+// WithKeepLines matches, which the service has no option for, selected the
+// same way (before its one-line gap filling).
+func (p *Pruner) compatAlways(text string) []bool {
+	lines := swecompat.SplitLines(text)
+	always := make([]bool, len(lines)+1)
+	if len(lines) == 0 {
+		return always
+	}
+	always[1] = p.cfg.keepFirst
+	always[len(lines)] = always[len(lines)] || p.cfg.keepLast
+	if p.cfg.keepLine != nil {
+		for i, l := range lines {
+			if p.cfg.keepLine(l) {
+				always[i+1] = true
+			}
+		}
+	}
+	return always
 }
 
 // renderLibrary is the library's own path: lines split on "\n", character

@@ -271,10 +271,74 @@ func TestOptionsValidation(t *testing.T) {
 	_, err = q.Prune(context.Background(), "q", "12345")
 	require.ErrorIs(t, err, ErrInputTooLarge)
 	_, err = p.With(WithLanguage("klingon"))
-	require.NoError(t, err) // checked when used
-	q, _ = p.With(WithLanguage("klingon"))
-	_, err = q.Prune(context.Background(), "q", "x = 1\n")
 	require.ErrorIs(t, err, ErrOption)
+	require.ErrorContains(t, err, "klingon")
+	_, err = Load(context.Background(), "", WithLanguage("klingon"))
+	require.ErrorIs(t, err, ErrOption)
+	q, err = p.With(WithLanguage("Python"), WithLanguage(""))
+	require.NoError(t, err, "\"\" detects again")
+}
+
+// The SWE-Pruner renderer keeps lines by threshold, as the service: a
+// budget beside it is refused, whichever option comes first, rather than
+// ignored.
+func TestCompatRefusesBudgets(t *testing.T) {
+	ctx := context.Background()
+	p, err := Load(ctx, "")
+	require.NoError(t, err)
+	for _, b := range []Option{WithTokenBudget(50), WithCompression(4), WithLineBudget(0.1)} {
+		_, err := p.With(WithSWEPrunerCompat(), b)
+		require.ErrorIs(t, err, ErrOption)
+		_, err = p.With(b, WithSWEPrunerCompat())
+		require.ErrorIs(t, err, ErrOption)
+		_, err = Load(ctx, "", b, WithSWEPrunerCompat())
+		require.ErrorIs(t, err, ErrOption)
+		assert.ErrorContains(t, err, "threshold only")
+		q, err := p.With(b)
+		require.NoError(t, err)
+		_, err = q.With(WithSWEPrunerCompat(), WithoutBudget())
+		require.NoError(t, err)
+	}
+}
+
+// Under the SWE-Pruner renderer the keep options select their lines as the
+// service selects its first line, instead of being dropped.
+func TestCompatKeepOptions(t *testing.T) {
+	ctx := context.Background()
+	var b strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&b, "value_%02d = compute(%d)\n", i, i)
+	}
+	b.WriteString("# TAIL MARKER zzz")
+	text := b.String()
+	n := strings.Count(text, "\n") + 1
+	p, err := Load(ctx, "", WithSWEPrunerCompat(), WithLanguage("python"))
+	require.NoError(t, err)
+	base, err := p.Prune(ctx, "where is value_30 computed?", text)
+	require.NoError(t, err)
+	require.False(t, base.Lines[n-1].Kept, "the tail scores low: the test needs it folded")
+	require.False(t, base.Lines[10].Kept)
+	tests := []struct {
+		name string
+		opt  Option
+		line int // 1-based
+	}{
+		{"last line", WithKeepLastLine(true), n},
+		{"matched line", WithKeepLines(func(l string) bool { return strings.HasPrefix(l, "value_10 ") }), 11},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := p.With(tt.opt)
+			require.NoError(t, err)
+			res, err := q.Prune(ctx, "where is value_30 computed?", text)
+			require.NoError(t, err)
+			l := res.Lines[tt.line-1]
+			assert.True(t, l.Kept)
+			assert.Equal(t, ReasonAlwaysKeep, l.Reason)
+			want := strings.Split(text, "\n")[tt.line-1]
+			assert.Contains(t, strings.Split(res.Text, "\n"), want)
+		})
+	}
 }
 
 func TestLoadErrors(t *testing.T) {
@@ -519,4 +583,29 @@ func TestNothingKeptStillGo(t *testing.T) {
 	require.Equal(t, ReasonScope, res.Lines[0].Reason)
 	_, err = goparser.ParseFile(token.NewFileSet(), "x.go", res.Text, goparser.AllErrors)
 	require.NoError(t, err, res.Text)
+}
+
+// A blank query returns the text whole, and counting its tokens is still
+// work on the whole text: it must stop at the caller's deadline.
+func TestBlankQueryHonoursDeadline(t *testing.T) {
+	p, err := Load(context.Background(), "")
+	require.NoError(t, err)
+	text := strings.Repeat("retry the request after a backoff of two seconds\n", 200_000) // 10 MB
+	// Cancelled once the call is under way (counting 10 MB takes about
+	// half a second): the call must notice, not finish the count.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		time.Sleep(5 * time.Millisecond)
+		cancel()
+	}()
+	_, err = p.Prune(ctx, " ", text)
+	require.ErrorIs(t, err, context.Canceled)
+
+	// Under a live context the text comes back whole, with its count.
+	res, err := p.Prune(context.Background(), "\t", "a b\nc\n")
+	require.NoError(t, err)
+	assert.Equal(t, "a b\nc\n", res.Text)
+	assert.Equal(t, "empty query", res.Unpruned)
+	assert.Positive(t, res.Tokens.Input)
 }

@@ -67,6 +67,9 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 			return nil, fmt.Errorf("pruner: %w", err)
 		}
 	}
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("pruner: %w", err)
+	}
 	if cfg.scorer == ScorerLexical || cfg.scorer == ScorerLine || dir == "" {
 		// No checkpoint (or a built-in scorer asked for by name): the
 		// embedded line model, or the lexical baseline, labelled as such.
@@ -212,6 +215,9 @@ func (p *Pruner) With(opts ...Option) (*Pruner, error) {
 		if err := o(&q.cfg); err != nil {
 			return nil, fmt.Errorf("pruner: %w", err)
 		}
+	}
+	if err := q.cfg.check(); err != nil {
+		return nil, fmt.Errorf("pruner: %w", err)
 	}
 	if q.cfg.backend != p.cfg.backend {
 		return nil, fmt.Errorf("pruner: %w: the backend is fixed at Load", ErrOption)

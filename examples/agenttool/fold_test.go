@@ -161,11 +161,6 @@ func TestFoldFailsOpen(t *testing.T) {
 			context.Background, "deadline exceeded"},
 		{"cancelled caller", func(t *testing.T) *Folder { return newFolder(t, 1, WithMinChars(100)) },
 			func() context.Context { ctx, cancel := context.WithCancel(context.Background()); cancel(); return ctx }, "canceled"},
-		{"bad language", func(t *testing.T) *Folder {
-			f, err := NewFolder(load(t, pruner.WithLanguage("klingon")), WithMinChars(100))
-			require.NoError(t, err)
-			return f
-		}, context.Background, "klingon"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -170,6 +170,12 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	if budgets > 1 {
 		return nil, errors.New("-budget, -compression and -lines exclude each other")
 	}
+	if f.compat && budgets > 0 {
+		return nil, errors.New("-swepruner keeps lines by threshold, as the service: -budget, -compression and -lines need the library's output")
+	}
+	if f.compat && f.numbers {
+		return nil, errors.New("-swepruner prints the service's output byte for byte: -n numbers the library's output")
+	}
 	if f.maxInput < 0 || f.maxInputLines < 0 {
 		return nil, errors.New("-max-input and -max-input-lines must be >= 0 (0 lifts the cap)")
 	}
@@ -284,7 +290,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stderr, "prune: %v\n", err)
 			return exitRuntime
 		}
-	case f.numbers && !f.compat:
+	case f.numbers:
 		io.WriteString(stdout, numbered(res))
 	default:
 		io.WriteString(stdout, res.Text)

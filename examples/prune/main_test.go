@@ -100,6 +100,9 @@ func TestRun(t *testing.T) {
 			nil, nil, []string{"input too large", "14 lines > limit 3", "-max-input-lines"}},
 		{"negative -max-input", []string{"-q", "x", "-max-input", "-1"}, "", exitUsage, nil, nil, []string{"0 lifts"}},
 		{"bad threshold", []string{"-q", "x", "-threshold", "7"}, "", exitUsage, nil, nil, []string{"threshold"}},
+		{"unknown -lang", []string{"-q", "x", "-f", file, "-lang", "klingon"}, "", exitUsage, nil, nil, []string{"unknown language", "klingon"}},
+		{"-swepruner with a budget", []string{"-q", "x", "-f", file, "-swepruner", "-budget", "50"}, "", exitUsage, nil, nil, []string{"-swepruner keeps lines by threshold"}},
+		{"-swepruner with -n", []string{"-q", "x", "-f", file, "-swepruner", "-n"}, "", exitUsage, nil, nil, []string{"-n numbers the library's output"}},
 		{"missing file", []string{"-q", "x", "-f", filepath.Join(dir, "nope.py")}, "", exitRuntime, nil, nil, []string{"nope.py"}},
 		{"bad model", []string{"-q", "x", "-model", dir}, "", exitRuntime, nil, nil, []string{"bad checkpoint"}},
 	}

@@ -52,12 +52,22 @@ func PruneLines(text string, lineScores map[int]float64, threshold float64, alwa
 // kept lines, it adds the line between every two kept lines that are two
 // apart. The result is sorted and includes those added lines.
 func KeptLines(text string, lineScores map[int]float64, threshold float64, alwaysKeepFirst bool) []int {
+	return KeptLinesAlways(text, lineScores, threshold, func(n int) bool { return alwaysKeepFirst && n == 1 })
+}
+
+// KeptLinesAlways is KeptLines with any line kept whatever its score when
+// always(n) is true, as the service keeps its first line: the library's
+// keep options (the last line, lines matching a pattern) under the
+// service's selection and gap filling. always may be nil.
+func KeptLinesAlways(text string, lineScores map[int]float64, threshold float64, always func(n int) bool) []int {
 	lineCount := len(splitPy(text))
-	first := 0
-	if alwaysKeepFirst {
-		first = 1
+	kept := make([]int, 0, lineCount)
+	for n := 1; n <= lineCount; n++ {
+		s, ok := lineScores[n]
+		if always != nil && always(n) || ok && s >= threshold {
+			kept = append(kept, n)
+		}
 	}
-	kept := selectLines(lineCount, lineScores, threshold, first, lineCount+1)
 	// Selected lines are ascending, so each gap line lands in order.
 	filled := make([]int, 0, len(kept)*2)
 	for i, k := range kept {
