@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/prunekit/pruner/chunk"
+	"github.com/prunekit/pruner/internal/backend"
 	"github.com/prunekit/pruner/internal/syntax"
 )
 
@@ -123,6 +124,8 @@ func WithThreshold(t float64) Option {
 }
 
 // WithOverlap sets how many tokens consecutive windows share (default 50).
+// An overlap as large as a window's room for text (the max length less the
+// prompt) is taken as 0, as the reference does.
 func WithOverlap(tokens int) Option {
 	return func(c *config) error {
 		if tokens < 0 {
@@ -236,8 +239,19 @@ func WithInstruction(s string) Option {
 // reserving most of the device at Load (two Pruners on one H200: 27 GB
 // instead of all 141 GB, the same speed), "memory_fraction=0.2" caps the
 // reservation, "allocator=NAME" picks the plugin's allocator.
+//
+// An unknown name is refused when applied (ErrOption and
+// ErrUnsupportedBackend), whatever the scorer; a known one that cannot run
+// here fails at Load with a checkpoint (ErrUnsupportedBackend), and has no
+// effect on the embedded line model, which runs in Go.
 func WithBackend(name string) Option {
-	return func(c *config) error { c.backend = name; return nil }
+	return func(c *config) error {
+		if err := backend.Check(name); err != nil {
+			return fmt.Errorf("%w: %w: %w", ErrOption, ErrUnsupportedBackend, err)
+		}
+		c.backend = name
+		return nil
+	}
 }
 
 // WithAttentionBlock computes a checkpoint's causal self-attention in

@@ -347,6 +347,14 @@ func TestLoadErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadCheckpoint)
 	_, err = Load(ctx, tinyDir("tiny-lamr"), WithBackend("quantum"))
 	require.ErrorIs(t, err, ErrUnsupportedBackend)
+	require.ErrorIs(t, err, ErrOption)
+	// The embedded line model runs in Go whatever the backend, but a
+	// misspelt name is still refused, not ignored.
+	_, err = Load(ctx, "", WithBackend("quantum"))
+	require.ErrorIs(t, err, ErrOption)
+	require.ErrorContains(t, err, `unknown backend "quantum"`)
+	_, err = Load(ctx, "", WithBackend("simplego"))
+	require.NoError(t, err)
 	_, err = Load(ctx, tinyDir("tiny-swepruner"), WithDecision(Viterbi))
 	require.NoError(t, err, "SWE-Pruner checkpoints carry a CRF too")
 	cctx, cancel := context.WithCancel(ctx)

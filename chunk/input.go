@@ -106,7 +106,7 @@ type Input struct {
 func BuildInput(prefixIDs []int32, query []Token, text []Token, suffixIDs []int32, maxLength int) (Input, error) {
 	room := TextBudget(maxLength, len(prefixIDs), len(query), len(suffixIDs))
 	if room < 0 {
-		return Input{}, fmt.Errorf("%w: max length %d < %d prefix + %d query + %d suffix tokens",
+		return Input{}, fmt.Errorf("%w: max length %d < %d prefix + %d instruction-and-query + %d suffix tokens",
 			ErrNoRoom, maxLength, len(prefixIDs), len(query), len(suffixIDs))
 	}
 	truncated := false

@@ -98,7 +98,7 @@ func Prepare(enc Encoder, query, text string, opts Options) (Plan, error) {
 	}
 	budget := TextBudget(maxLength, len(prefix), budgetQueryLen, len(suffix))
 	if budget < 1 {
-		return Plan{Budget: budget}, fmt.Errorf("%w: %d-token max length, %d prefix, %d query and %d suffix tokens",
+		return Plan{Budget: budget}, fmt.Errorf("%w: %d-token max length, %d prefix, %d instruction-and-query and %d suffix tokens",
 			ErrNoRoom, maxLength, len(prefix), budgetQueryLen, len(suffix))
 	}
 	textTokens := enc.Encode(text)

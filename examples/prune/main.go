@@ -170,6 +170,9 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	if budgets > 1 {
 		return nil, errors.New("-budget, -compression and -lines exclude each other")
 	}
+	if f.lexical && f.scorer != pruner.ScorerAuto && f.scorer != pruner.ScorerLexical {
+		return nil, fmt.Errorf("-lexical is -scorer lexical: it contradicts -scorer %s", f.scorer)
+	}
 	if f.compat && budgets > 0 {
 		return nil, errors.New("-swepruner keeps lines by threshold, as the service: -budget, -compression and -lines need the library's output")
 	}

@@ -52,8 +52,20 @@ func New(name string) (backends.Backend, error) {
 	case XLA, "stablehlo", "pjrt":
 		return newXLA(config)
 	default:
-		return nil, fmt.Errorf("%w: unknown backend %q (want %q, %q or %q)", ErrUnavailable, name, Auto, Go, XLA)
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, Check(name))
 	}
+}
+
+// Check says whether name is a backend New knows, without starting it:
+// whether it is available here (an XLA plugin, the CPU's features) is New's
+// to say.
+func Check(name string) error {
+	kind, _, _ := strings.Cut(name, ":")
+	switch kind {
+	case "", Auto, Go, SimpleGo, XLA, "stablehlo", "pjrt":
+		return nil
+	}
+	return fmt.Errorf("unknown backend %q (want %q, %q, %q or %q)", name, Auto, Go, SimpleGo, XLA)
 }
 
 func newSimpleGo(config string) (backends.Backend, error) {

@@ -27,6 +27,19 @@ func TestNew(t *testing.T) {
 	assert.Contains(t, err.Error(), `"tpu9000"`)
 }
 
+// Check knows every name New does, without starting anything: an XLA
+// name passes even where no plugin is installed.
+func TestCheck(t *testing.T) {
+	for _, name := range []string{"", Auto, Go, "go:ops_sequential", SimpleGo, XLA, "xla:cuda,preallocate=false", "pjrt"} {
+		assert.NoError(t, Check(name), name)
+	}
+	for _, name := range []string{"tpu9000", "Go", "cuda", "cuda:xla"} {
+		err := Check(name)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), "unknown backend")
+	}
+}
+
 func TestXLAWithoutPlugin(t *testing.T) {
 	if XLACompiled {
 		t.Setenv("PJRT_PLUGIN_LIBRARY_PATH", t.TempDir())
