@@ -44,4 +44,13 @@ func TestHubModel(t *testing.T) {
 	code := run(context.Background(), args("hf:acme/missing"), strings.NewReader(sample), &out, &errOut)
 	assert.Equal(t, exitRuntime, code)
 	assert.Contains(t, errOut.String(), "repository acme/missing not found")
+
+	// A bad option is refused before anything is fetched.
+	t.Setenv("HF_HUB_CACHE", t.TempDir())
+	out.Reset()
+	errOut.Reset()
+	code = run(context.Background(), append(args("hf:acme/tiny-swepruner"), "-lang", "klingon"), strings.NewReader(sample), &out, &errOut)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut.String(), "klingon")
+	assert.NotContains(t, errOut.String(), "downloading")
 }

@@ -202,17 +202,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "prune: %v\n", err)
 		return exitRuntime
 	}
-	if strings.HasPrefix(f.model, pruner.HubPrefix) {
-		// A checkpoint on the Hugging Face Hub: fetched into its cache
-		// unless there, with progress on stderr, then loaded from there.
-		dir, err := pruner.Download(ctx, f.model, pruner.WithDownloadProgress(pruner.DownloadProgressTo(stderr)))
-		if err != nil {
-			fmt.Fprintf(stderr, "prune: %v\n", err)
-			return exitRuntime
-		}
-		f.model = dir
-		setMemoryLimit(dir) // main could not size it before the download
-	}
 	opts := []pruner.Option{
 		pruner.WithMaxInputBytes(int(f.maxInput)), pruner.WithMaxInputLines(f.maxInputLines),
 		pruner.WithMaxLength(f.maxLength),
@@ -252,6 +241,22 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		f.scorer = pruner.ScorerLexical
 	}
 	opts = append(opts, pruner.WithScorer(f.scorer))
+	if strings.HasPrefix(f.model, pruner.HubPrefix) {
+		// A checkpoint on the Hugging Face Hub: fetched into its cache
+		// unless there, with progress on stderr, then loaded from there.
+		// Download applies the options too, so a bad one is refused
+		// before gigabytes are fetched.
+		dir, err := pruner.Download(ctx, f.model, append(opts, pruner.WithDownloadProgress(pruner.DownloadProgressTo(stderr)))...)
+		if err != nil {
+			fmt.Fprintf(stderr, "prune: %v\n", err)
+			if errors.Is(err, pruner.ErrOption) {
+				return exitUsage
+			}
+			return exitRuntime
+		}
+		f.model = dir
+		setMemoryLimit(dir) // main could not size it before the download
+	}
 	p, err := pruner.Load(ctx, f.model, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "prune: %v\n", err)
