@@ -20,8 +20,9 @@ import (
 // the named tools (all tools when none is named) when the model called
 // them with a context_focus_question argument. The argument is removed
 // from the call before the tool runs. Streaming tools asked to prune are
-// read whole, pruned, and returned as a one-chunk stream; without a
-// question their stream passes through untouched.
+// read whole, pruned, and returned as a one-chunk stream; a stream longer
+// than WithMaxStreamBytes passes through as it comes, with a note at its
+// end. Without a question a stream passes through untouched.
 func (f *Folder) EinoMiddleware(toolNames ...string) compose.ToolMiddleware {
 	applies := func(name string) bool { return len(toolNames) == 0 || slices.Contains(toolNames, name) }
 	return compose.ToolMiddleware{
@@ -55,11 +56,19 @@ func (f *Folder) EinoMiddleware(toolNames ...string) compose.ToolMiddleware {
 				if err != nil || out == nil || out.Result == nil {
 					return out, err
 				}
-				text, err := drain(out.Result)
+				chunks, size, err := drain(ctx, out.Result, f.cfg.maxStream)
 				if err != nil {
+					out.Result.Close()
 					return nil, fmt.Errorf("agenttool: reading %s stream: %w", in.Name, err)
 				}
-				o := f.Fold(ctx, q, text)
+				if size > f.cfg.maxStream {
+					// Too large to prune: what was read, then the rest of
+					// the stream as it comes, then why.
+					note := fmt.Sprintf("\n[context pruning skipped, full output shown: over %d bytes]", f.cfg.maxStream)
+					return &compose.StreamToolOutput{Result: resume(chunks, out.Result, note)}, nil
+				}
+				out.Result.Close()
+				o := f.Fold(ctx, q, strings.Join(chunks, ""))
 				return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{o.Text})}, nil
 			}
 		},
@@ -91,19 +100,55 @@ func splitQuestion(in *compose.ToolInput) (string, *compose.ToolInput) {
 	return q, &cp
 }
 
-func drain(r *schema.StreamReader[string]) (string, error) {
-	defer r.Close()
-	var b strings.Builder
-	for {
+// drain reads r until its end or until more than limit bytes are read,
+// whichever comes first, stopping when ctx is done. It returns the chunks
+// read and their total size; r stays open.
+func drain(ctx context.Context, r *schema.StreamReader[string], limit int) (chunks []string, size int, err error) {
+	for size <= limit {
+		if err := ctx.Err(); err != nil {
+			return chunks, size, err
+		}
 		s, err := r.Recv()
 		if err == io.EOF {
-			return b.String(), nil
+			return chunks, size, nil
 		}
 		if err != nil {
-			return b.String(), err
+			return chunks, size, err
 		}
-		b.WriteString(s)
+		chunks = append(chunks, s)
+		size += len(s)
 	}
+	return chunks, size, nil
+}
+
+// resume returns a stream of chunks, then what is left of r, then note; it
+// closes r when done.
+func resume(chunks []string, r *schema.StreamReader[string], note string) *schema.StreamReader[string] {
+	out, w := schema.Pipe[string](1)
+	go func() {
+		defer w.Close()
+		defer r.Close()
+		for _, c := range chunks {
+			if w.Send(c, nil) {
+				return // the reader is gone
+			}
+		}
+		for {
+			c, err := r.Recv()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				w.Send("", err)
+				return
+			}
+			if w.Send(c, nil) {
+				return
+			}
+		}
+		w.Send(note, nil)
+	}()
+	return out
 }
 
 // WithFocusQuestion wraps an eino tool so that its ToolInfo offers the

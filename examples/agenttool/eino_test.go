@@ -3,8 +3,10 @@ package agenttool
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cloudwego/eino/components/tool"
@@ -117,6 +119,49 @@ func TestEinoStreamable(t *testing.T) {
 		})
 	}
 	assert.Equal(t, []string{`{}`, `{}`, `not json`, `{"boom":1}`}, got)
+}
+
+// A stream longer than WithMaxStreamBytes is not held whole: what was read
+// comes first, the rest as it arrives, then the note; a cancelled caller
+// stops the reading.
+func TestEinoStreamOverTheCap(t *testing.T) {
+	f := newFolder(t, 1, WithMinChars(100), WithMaxStreamBytes(1000))
+	chunk := strings.Repeat("x", 99) + "\n"
+	const n = 50 // 5,000 bytes
+	var sent atomic.Int32
+	next := func(context.Context, *compose.ToolInput) (*compose.StreamToolOutput, error) {
+		r, w := schema.Pipe[string](0)
+		go func() {
+			defer w.Close()
+			for range n {
+				if w.Send(chunk, nil) {
+					return
+				}
+				sent.Add(1)
+			}
+		}()
+		return &compose.StreamToolOutput{Result: r}, nil
+	}
+	mw := f.EinoMiddleware().Streamable(next)
+	out, err := mw(context.Background(), &compose.ToolInput{Name: "tail", Arguments: `{"context_focus_question":"why?"}`})
+	require.NoError(t, err)
+	// Only a little past the cap has been read before the answer comes.
+	assert.LessOrEqual(t, int(sent.Load()), 12)
+	var b strings.Builder
+	for {
+		s, err := out.Result.Recv()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+		b.WriteString(s)
+	}
+	assert.Equal(t, strings.Repeat(chunk, n)+"\n[context pruning skipped, full output shown: over 1000 bytes]", b.String())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = mw(ctx, &compose.ToolInput{Name: "tail", Arguments: `{"context_focus_question":"why?"}`})
+	require.ErrorIs(t, err, context.Canceled)
 }
 
 // plainTool has one parameter and knows nothing about pruning.

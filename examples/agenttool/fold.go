@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prunekit/pruner"
 	"github.com/prunekit/pruner/chunk"
@@ -69,6 +70,7 @@ func DefaultKeepPatterns() []*regexp.Regexp {
 type Option func(*config) error
 
 type config struct {
+	maxStream   int
 	minChars    int
 	tailLines   int
 	keep        []*regexp.Regexp
@@ -85,6 +87,20 @@ func WithMinChars(n int) Option {
 			return fmt.Errorf("agenttool: min chars %d < 0", n)
 		}
 		c.minChars = n
+		return nil
+	}
+}
+
+// WithMaxStreamBytes sets how much of a streaming tool's output the eino
+// middleware reads to prune it (default pruner.DefaultMaxInputBytes, the
+// pruner's own input limit); a longer stream is passed on unpruned as it
+// arrives, instead of being held whole in memory.
+func WithMaxStreamBytes(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("agenttool: max stream bytes %d < 1", n)
+		}
+		c.maxStream = n
 		return nil
 	}
 }
@@ -122,8 +138,9 @@ func WithLineNumbers(on bool) Option {
 	return func(c *config) error { c.lineNumbers = on; return nil }
 }
 
-// WithTimeout bounds one pruning (default DefaultTimeout); past it the
-// original output is returned.
+// WithTimeout bounds one Fold (default DefaultTimeout): the pruning, the
+// policy's re-rendering and any expansion; past it the original output is
+// returned.
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d <= 0 {
@@ -150,13 +167,16 @@ type Folder struct {
 // NewFolder returns a Folder pruning with p. The Pruner's own options
 // (threshold, budget, scorer, input limits) apply; the Folder adds
 // pruner.WithKeepLastLine and, for its keep patterns,
-// pruner.WithKeepLines (replacing one set on p), and replaces the library's
-// small-input rule (pruner.WithMinInputTokens) by its own (WithMinChars).
+// pruner.WithKeepLines (replacing one set on p), replaces the library's
+// small-input rule (pruner.WithMinInputTokens) by its own (WithMinChars),
+// and renders with the library's placeholders (a Pruner set up for
+// SWE-Pruner's output format included).
 func NewFolder(p *pruner.Pruner, opts ...Option) (*Folder, error) {
 	if p == nil {
 		return nil, errors.New("agenttool: nil pruner")
 	}
 	cfg := config{
+		maxStream: pruner.DefaultMaxInputBytes,
 		minChars:  DefaultMinChars,
 		tailLines: DefaultTailLines,
 		keep:      DefaultKeepPatterns(),
@@ -247,7 +267,7 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 	switch {
 	case strings.TrimSpace(question) == "":
 		return whole("no " + QuestionArg)
-	case len([]rune(output)) < f.cfg.minChars:
+	case utf8.RuneCountInString(output) < f.cfg.minChars:
 		return whole(fmt.Sprintf("output under %d characters", f.cfg.minChars))
 	}
 	defer func() {
@@ -255,6 +275,10 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 			out = f.failOpen(output, lines, c, fmt.Errorf("agenttool: internal error: %v", v))
 		}
 	}()
+	// One deadline for the whole call: pruning, the policy's re-rendering
+	// and the expansion.
+	ctx, cancel := context.WithTimeout(ctx, f.cfg.timeout)
+	defer cancel()
 	res, err := f.prune(ctx, question, output, c.fileName)
 	if err != nil {
 		return f.failOpen(output, lines, c, err)
@@ -323,11 +347,11 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 }
 
 func (f *Folder) prune(ctx context.Context, question, output, fileName string) (*pruner.Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, f.cfg.timeout)
-	defer cancel()
 	// WithMinChars is the Folder's rule for small outputs; the library's
-	// own (WithMinInputTokens) would apply a second one.
-	p, err := f.p.With(pruner.WithKeepLastLine(true), pruner.WithKeepLines(f.mustKeep), pruner.WithFileName(fileName), pruner.WithMinInputTokens(0))
+	// own (WithMinInputTokens) would apply a second one. The policy and
+	// the line numbers need the library's renderer, whatever p renders.
+	p, err := f.p.With(pruner.WithKeepLastLine(true), pruner.WithKeepLines(f.mustKeep), pruner.WithFileName(fileName),
+		pruner.WithMinInputTokens(0), pruner.WithRenderer(pruner.RenderPlaceholders))
 	if err != nil {
 		return nil, fmt.Errorf("agenttool: %w", err)
 	}
@@ -343,8 +367,6 @@ func (f *Folder) prune(ctx context.Context, question, output, fileName string) (
 // as the library does) and rendered again by the library
 // (pruner.Result.Expand), placeholders naming what they fold.
 func (f *Folder) refold(ctx context.Context, output string, lines []chunk.Line, keep []bool, res *pruner.Result) (*pruner.Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, f.cfg.timeout)
-	defer cancel()
 	keep = slices.Clone(keep)
 	why := make([]pruner.Reason, len(keep))
 	for i := range keep {

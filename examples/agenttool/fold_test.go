@@ -323,3 +323,17 @@ func TestFoldResultIsTheLibrarys(t *testing.T) {
 		check(t, o, want)
 	})
 }
+
+// A Pruner set up for SWE-Pruner's output numbers lines as Python does (a
+// form feed or a lone CR splits a line there); the Folder renders with the
+// library's placeholders and numbering whatever the Pruner renders.
+func TestFoldWithACompatPruner(t *testing.T) {
+	f, err := NewFolder(load(t, pruner.WithSWEPrunerCompat(), pruner.WithThreshold(1), pruner.WithLanguage("text")), WithMinChars(100), WithTailLines(1))
+	require.NoError(t, err)
+	log := strings.Replace(buildLog(), "step a", "step\fa", 1)
+	o := f.Fold(context.Background(), "which step failed?", log)
+	require.NoError(t, o.Err)
+	assert.True(t, o.Pruned)
+	assert.Contains(t, o.Text, "ERROR cannot open config file\n")
+	assert.Contains(t, o.Text, "lines omitted")
+}

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -39,10 +41,55 @@ type Meta struct {
 	// ForcedLines counts the kept lines the policy asked for (see
 	// Outcome).
 	ForcedLines int `json:"forced_lines"`
-	// Result is the library's result (Outcome.Result) in the library's one
-	// JSON shape, the shape of examples/prune -json and of the server's
-	// /v1/prune; absent when the pruner did not run.
-	Result *pruner.Result `json:"result,omitempty"`
+	// Summary describes the pruning; absent when the pruner did not run.
+	Summary *Summary `json:"summary,omitempty"`
+}
+
+// Summary is the part of the library's Result (Outcome.Result) an MCP
+// client can use beside the content: what was kept and folded, as line
+// ranges, and the counts. It leaves out what grows with the input (a row
+// per input line, token scores, the text again), which for a 10 MB log
+// made _meta 600 times the pruned content.
+type Summary struct {
+	// Lines counts the input lines.
+	Lines int `json:"lines"`
+	// KeptLines are the kept input lines as ranges, in order.
+	KeptLines []pruner.LineRange `json:"kept_lines"`
+	// Placeholders are the folded runs, where the content shows them.
+	Placeholders []pruner.Placeholder `json:"placeholders"`
+	Score        float64              `json:"score"`
+	Tokens       pruner.TokenCounts   `json:"tokens"`
+	Language     string               `json:"language"`
+	Scorer       string               `json:"scorer"`
+	Unpruned     string               `json:"unpruned,omitempty"`
+	Notes        []string             `json:"notes,omitempty"`
+}
+
+// summarize returns res's Summary; nil for nil.
+func summarize(res *pruner.Result) *Summary {
+	if res == nil {
+		return nil
+	}
+	s := &Summary{
+		Lines: len(res.Lines), KeptLines: []pruner.LineRange{}, Placeholders: res.Placeholders,
+		Score: res.Score, Tokens: res.Tokens, Language: res.Language, Scorer: res.Scorer,
+		Unpruned: res.Unpruned, Notes: res.Notes,
+	}
+	if s.Placeholders == nil {
+		s.Placeholders = []pruner.Placeholder{}
+	}
+	for i := 0; i < len(res.Lines); i++ {
+		if !res.Lines[i].Kept {
+			continue
+		}
+		j := i
+		for j+1 < len(res.Lines) && res.Lines[j+1].Kept {
+			j++
+		}
+		s.KeptLines = append(s.KeptLines, pruner.LineRange{First: i + 1, Last: j + 1})
+		i = j
+	}
+	return s
 }
 
 // FocusQuestionParam adds the optional context_focus_question argument to
@@ -75,15 +122,23 @@ func questionFrom(ctx context.Context, req mcp.CallToolRequest) string {
 func (f *Folder) MCPMiddleware() server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if v, ok := req.GetArguments()[QuestionArg]; ok {
+				if _, isString := v.(string); !isString && v != nil {
+					return mcp.NewToolResultError(fmt.Sprintf("%s must be a string, not %T", QuestionArg, v)), nil
+				}
+			}
 			q := req.GetString(QuestionArg, "")
 			if strings.TrimSpace(q) == "" {
-				return next(ctx, req)
+				return next(ctx, withoutQuestion(req))
 			}
 			req = withoutQuestion(req)
 			res, err := next(context.WithValue(ctx, questionKey{}, q), req)
 			if err != nil || res == nil || res.IsError || hasMeta(res) {
 				return res, err
 			}
+			// The tool's result may be shared (a cached answer): the
+			// pruned copy must not replace what the next call gets.
+			res = cloneResult(res)
 			f.foldResult(ctx, q, res)
 			return res, nil
 		}
@@ -114,6 +169,19 @@ func withoutQuestion(req mcp.CallToolRequest) mcp.CallToolRequest {
 	return req
 }
 
+// cloneResult copies what foldResult changes: the content slice and the
+// meta's fields.
+func cloneResult(res *mcp.CallToolResult) *mcp.CallToolResult {
+	cp := *res
+	cp.Content = slices.Clone(res.Content)
+	if res.Meta != nil {
+		m := *res.Meta
+		m.AdditionalFields = maps.Clone(res.Meta.AdditionalFields)
+		cp.Meta = &m
+	}
+	return &cp
+}
+
 func hasMeta(res *mcp.CallToolResult) bool {
 	if res.Meta == nil {
 		return false
@@ -135,7 +203,7 @@ func (f *Folder) foldResult(ctx context.Context, q string, res *mcp.CallToolResu
 		cp := *tc
 		cp.Text = o.Text
 		res.Content[i] = cp
-		m := Meta{Pruned: o.Pruned, Skipped: o.Skipped, ForcedLines: o.ForcedLines, Result: o.Result}
+		m := Meta{Pruned: o.Pruned, Skipped: o.Skipped, ForcedLines: o.ForcedLines, Summary: summarize(o.Result)}
 		if o.Err != nil {
 			m.Error = o.Err.Error()
 		}
@@ -154,6 +222,7 @@ func (f *Folder) foldResult(ctx context.Context, q string, res *mcp.CallToolResu
 // root directory; paths cannot leave the root (symbolic links included).
 type Workspace struct {
 	root       *os.Root
+	dir        string // the root's absolute path
 	folder     *Folder
 	maxFile    int64
 	maxMatches int
@@ -172,19 +241,24 @@ const DefaultMaxFileBytes = pruner.DefaultMaxInputBytes
 // cap.
 func WithMaxFileBytes(n int64) WorkspaceOption { return func(w *Workspace) { w.maxFile = max(n, 0) } }
 
-// WithMaxMatches caps the lines search_pruned reports (default 2000).
-func WithMaxMatches(n int) WorkspaceOption { return func(w *Workspace) { w.maxMatches = n } }
+// WithMaxMatches caps the lines search_pruned reports (default 2000); 0
+// lifts the cap.
+func WithMaxMatches(n int) WorkspaceOption { return func(w *Workspace) { w.maxMatches = max(n, 0) } }
 
 // NewWorkspace opens root for the tools. Close releases it.
 func NewWorkspace(root string, f *Folder, opts ...WorkspaceOption) (*Workspace, error) {
 	if f == nil {
 		return nil, errors.New("agenttool: nil folder")
 	}
-	r, err := os.OpenRoot(root)
+	dir, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("agenttool: workspace: %w", err)
 	}
-	w := &Workspace{root: r, folder: f, maxFile: DefaultMaxFileBytes, maxMatches: 2000}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("agenttool: workspace: %w", err)
+	}
+	w := &Workspace{root: r, dir: dir, folder: f, maxFile: DefaultMaxFileBytes, maxMatches: 2000}
 	for _, o := range opts {
 		o(w)
 	}
@@ -201,9 +275,9 @@ func (w *Workspace) Tools() []server.ServerTool {
 		mcp.WithDescription("Read a text file of the workspace. With context_focus_question, lines irrelevant to the question "+
 			"are folded into markers naming the hidden line numbers and what they hold, e.g. "+
 			"\"// ... 40 lines omitted (120-159): func (c *Client) do, func retry, and 3 more\"; "+
-			"errors and the file's last lines are always kept. To see folded lines, call again with the same path and "+
+			"error lines and the file's last line (a log's last lines) are always kept. To see folded lines, call again with the same path and "+
 			"context_focus_question and expand set to the line ranges of the markers you just read."),
-		mcp.WithString("path", mcp.Required(), mcp.Description("file path relative to the workspace root")),
+		mcp.WithString("path", mcp.Required(), mcp.Description("file path relative to the workspace root (or absolute, inside it)")),
 		FocusQuestionParam(),
 		mcp.WithString(ExpandArg, mcp.Description(expandDescription)),
 		mcp.WithBoolean("line_numbers", mcp.Description("prefix lines with their line numbers (nl -ba style)")),
@@ -255,14 +329,23 @@ func NewMCPServer(name, version string, w *Workspace, opts ...server.ServerOptio
 	return s
 }
 
-// rel turns a tool path argument into a name inside the root.
-func rel(p string) string {
-	p = filepath.ToSlash(strings.TrimSpace(p))
-	p = path.Clean("/" + p)
-	if p == "/" {
-		return "."
+// rel turns a tool path argument into a name inside the root: a relative
+// path is taken from the root (".." cannot climb out of it), an absolute
+// one must lie under the root's directory.
+func (w *Workspace) rel(p string) (string, error) {
+	p = strings.TrimSpace(p)
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(w.dir, filepath.Clean(p))
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return "", fmt.Errorf("%s is outside the workspace %s", p, w.dir)
+		}
+		p = r
 	}
-	return strings.TrimPrefix(p, "/")
+	p = path.Clean("/" + filepath.ToSlash(p))
+	if p == "/" {
+		return ".", nil
+	}
+	return strings.TrimPrefix(p, "/"), nil
 }
 
 // ExpandArg is read_pruned's argument naming the line ranges to show in
@@ -283,7 +366,10 @@ func (w *Workspace) readPruned(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %s: %v", ExpandArg, err)), nil
 	}
-	name := rel(p)
+	name, err := w.rel(p)
+	if err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %v", err)), nil
+	}
 	data, err := w.readFile(name)
 	if err != nil {
 		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %v", err)), nil
@@ -341,12 +427,16 @@ func (w *Workspace) searchPruned(ctx context.Context, req mcp.CallToolRequest) (
 	if err != nil {
 		return mcp.NewToolResultError(fmt.Sprintf("search_pruned: bad pattern: %v", err)), nil
 	}
-	out, err := w.search(ctx, re, rel(req.GetString("path", "")))
+	start, err := w.rel(req.GetString("path", ""))
 	if err != nil {
 		return mcp.NewToolResultError(fmt.Sprintf("search_pruned: %v", err)), nil
 	}
-	if out == "" {
-		out = "no matches\n"
+	out, err := w.search(ctx, re, start)
+	if err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("search_pruned: %v", err)), nil
+	}
+	if out == "" || strings.HasPrefix(out, "[skipped") {
+		out = "no matches\n" + out
 	}
 	res := mcp.NewToolResultText(out)
 	w.folder.foldResult(ctx, questionFrom(ctx, req), res, FileName("search.txt"), LineNumbers(false))
@@ -354,14 +444,25 @@ func (w *Workspace) searchPruned(ctx context.Context, req mcp.CallToolRequest) (
 }
 
 // search greps the files under start (a file or directory) in lexical
-// order, skipping VCS folders, binary and oversized files.
+// order, skipping VCS folders. A binary file that matches is reported as
+// grep reports it; files and folders it cannot read, and files over the
+// size cap, are skipped and listed at the end, so that "no matches" is
+// never said of text it did not read.
 func (w *Workspace) search(ctx context.Context, re *regexp.Regexp, start string) (string, error) {
 	var b strings.Builder
+	var skipped []string
 	matches := 0
 	fsys := w.root.FS()
 	err := fs.WalkDir(fsys, start, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			if name == start {
+				return err
+			}
+			skipped = append(skipped, skipNote(name, err))
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -378,15 +479,16 @@ func (w *Workspace) search(ctx context.Context, re *regexp.Regexp, start string)
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		if info, err := d.Info(); err != nil || (w.maxFile > 0 && info.Size() > w.maxFile) {
-			return nil
-		}
 		data, err := w.readFile(name)
 		if err != nil {
-			return nil // unreadable and oversized files are skipped, as grep -s does
+			skipped = append(skipped, skipNote(name, err))
+			return nil
 		}
 		if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
-			return nil // binary
+			if re.Match(data) {
+				fmt.Fprintf(&b, "Binary file %s matches\n", name)
+			}
+			return nil
 		}
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		sc.Buffer(make([]byte, 0, 64<<10), len(data)+1)
@@ -395,7 +497,7 @@ func (w *Workspace) search(ctx context.Context, re *regexp.Regexp, start string)
 			if !re.MatchString(line) {
 				continue
 			}
-			if matches == w.maxMatches {
+			if w.maxMatches > 0 && matches == w.maxMatches {
 				fmt.Fprintf(&b, "[search stopped after %d matching lines; narrow the pattern or the path]\n", matches)
 				return fs.SkipAll
 			}
@@ -407,5 +509,22 @@ func (w *Workspace) search(ctx context.Context, re *regexp.Regexp, start string)
 	if err != nil {
 		return "", err
 	}
+	if len(skipped) > 0 {
+		const show = 20
+		fmt.Fprintf(&b, "[skipped %d not searched: %s", len(skipped), strings.Join(skipped[:min(len(skipped), show)], ", "))
+		if len(skipped) > show {
+			fmt.Fprintf(&b, ", and %d more", len(skipped)-show)
+		}
+		b.WriteString("]\n")
+	}
 	return b.String(), nil
+}
+
+// skipNote names a file or folder search skipped and why, once.
+func skipNote(name string, err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s: %v", name, pe.Err)
+	}
+	return err.Error() // readFile's own errors name the file
 }

@@ -3,6 +3,7 @@ package agenttool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner"
 )
 
 // pySource is a Python file of about 900 characters.
@@ -227,11 +230,15 @@ func TestMCPSearchPruned(t *testing.T) {
 		want    string
 		isError bool
 	}{
-		{name: "whole workspace, VCS and binary files skipped", args: map[string]any{"pattern": `retr(y|ies)\b`},
-			want: "notes.txt:1:retry later\n" +
+		{name: "whole workspace, VCS folders skipped, binary files named", args: map[string]any{"pattern": `retr(y|ies)\b`},
+			want: "Binary file blob.bin matches\n" +
+				"notes.txt:1:retry later\n" +
 				"src/retry.py:9:    def __init__(self, base_url, retries=DEFAULT_RETRIES):\n" +
 				"src/retry.py:11:        self.retries = retries\n" +
 				"src/retry.py:14:        for attempt in range(self.retries):\n"},
+		{name: "a binary file that matches is named", args: map[string]any{"pattern": `retry`, "path": "blob.bin"}, want: "Binary file blob.bin matches\n"},
+		{name: "absolute path inside the root", args: map[string]any{"pattern": `^import`, "path": filepath.Join(h.root, "src", "retry.py")}, want: "src/retry.py:1:import time\n"},
+		{name: "absolute path outside the root", args: map[string]any{"pattern": `x`, "path": filepath.Dir(h.root)}, isError: true},
 		{name: "one file", args: map[string]any{"pattern": `^import`, "path": "src/retry.py"}, want: "src/retry.py:1:import time\n"},
 		{name: "no match", args: map[string]any{"pattern": `zzz`}, want: "no matches\n"},
 		{name: "bad pattern", args: map[string]any{"pattern": `(`}, isError: true},
@@ -272,17 +279,22 @@ func TestMCPMiddlewareOnOtherTools(t *testing.T) {
 	stats, ok := res.Meta.AdditionalFields[MetaKey].([]any)
 	require.True(t, ok, "%#v", res.Meta.AdditionalFields)
 	require.Len(t, stats, 1)
-	// _meta holds the Fold's outcome, its result in the library's one JSON
-	// shape.
+	// _meta holds the Fold's outcome and a summary of its result: kept
+	// lines as ranges, the placeholders, the counts.
 	o := newFolder(t, 1, WithMinChars(100), WithTailLines(2)).Fold(context.Background(), "which step failed?", log)
 	require.NotNil(t, o.Result)
-	want, err := json.Marshal(Meta{Pruned: true, ForcedLines: 2, Result: o.Result})
+	want, err := json.Marshal(Meta{Pruned: true, ForcedLines: 2, Summary: summarize(o.Result)})
 	require.NoError(t, err)
 	got, err := json.Marshal(stats[0])
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), string(got))
-	entry := stats[0].(map[string]any)
-	assert.Equal(t, []any{float64(12), float64(29), float64(30)}, entry["result"].(map[string]any)["kept_lines"])
+	summary := stats[0].(map[string]any)["summary"].(map[string]any)
+	assert.Equal(t, []any{
+		map[string]any{"first_line": float64(12), "last_line": float64(12)},
+		map[string]any{"first_line": float64(29), "last_line": float64(30)},
+	}, summary["kept_lines"])
+	assert.Equal(t, float64(30), summary["lines"])
+	assert.Len(t, summary["placeholders"], len(o.Result.Placeholders))
 
 	res, text = h.call(t, "run_tests", map[string]any{"fail": true, QuestionArg: "which step failed?"})
 	assert.True(t, res.IsError)
@@ -323,4 +335,83 @@ func TestMCPMiddlewareDirect(t *testing.T) {
 	assert.True(t, isImage)
 	last, _ := mcp.AsTextContent(res.Content[2])
 	assert.Equal(t, "short", last.Text)
+}
+
+// A file search could not read is listed, never taken for "no matches".
+func TestMCPSearchSaysWhatItSkipped(t *testing.T) {
+	root := t.TempDir()
+	big := strings.Repeat("ok line\n", 100) + "ERROR disk full\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, "app.log"), []byte(big), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "small.txt"), []byte("fine\n"), 0o644))
+	w, err := NewWorkspace(root, newFolder(t, 1), WithMaxFileBytes(200))
+	require.NoError(t, err)
+	defer w.Close()
+	req := mcp.CallToolRequest{}
+	req.Params.Arguments = map[string]any{"pattern": "ERROR"}
+	res, err := w.searchPruned(context.Background(), req)
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	text := res.Content[0].(mcp.TextContent).Text
+	assert.True(t, strings.HasPrefix(text, "no matches\n"), text)
+	assert.Contains(t, text, fmt.Sprintf("[skipped 1 not searched: app.log has %d bytes, over the 200 byte limit]", len(big)))
+
+	// WithMaxMatches(0) lifts the cap.
+	w0, err := NewWorkspace(root, newFolder(t, 1), WithMaxMatches(0))
+	require.NoError(t, err)
+	defer w0.Close()
+	req.Params.Arguments = map[string]any{"pattern": "ok line", "path": "app.log"}
+	res, err = w0.searchPruned(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, 100, strings.Count(res.Content[0].(mcp.TextContent).Text, "app.log:"))
+}
+
+// A tool that hands out one shared result (a cache) must get it back
+// unchanged: the middleware prunes a copy.
+func TestMCPMiddlewareLeavesTheToolsResult(t *testing.T) {
+	f := newFolder(t, 1, WithMinChars(100), WithTailLines(0))
+	shared := mcp.NewToolResultText(buildLog())
+	next := server.ToolHandlerFunc(func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return shared, nil })
+	call := func(args map[string]any) string {
+		req := mcp.CallToolRequest{}
+		req.Params.Arguments = args
+		res, err := f.MCPMiddleware()(next)(context.Background(), req)
+		require.NoError(t, err)
+		return res.Content[0].(mcp.TextContent).Text
+	}
+	first := call(map[string]any{QuestionArg: "which step failed?"})
+	assert.True(t, strings.HasPrefix(first, "[pruned for \"which step failed?\""), first)
+	assert.Equal(t, buildLog(), call(map[string]any{}), "without a question: the full output")
+	again := call(map[string]any{QuestionArg: "what is the exit status?"})
+	assert.True(t, strings.HasPrefix(again, "[pruned for \"what is the exit status?\""), again)
+	assert.Equal(t, buildLog(), shared.Content[0].(mcp.TextContent).Text)
+	assert.Nil(t, shared.Meta)
+
+	// A question that is not a string is refused, not passed to the tool.
+	req := mcp.CallToolRequest{}
+	req.Params.Arguments = map[string]any{QuestionArg: 123}
+	res, err := f.MCPMiddleware()(next)(context.Background(), req)
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content[0].(mcp.TextContent).Text, "must be a string")
+}
+
+// _meta stays small beside the content: a summary, not a row per input
+// line.
+func TestMCPMetaIsASummary(t *testing.T) {
+	p, err := pruner.Load(context.Background(), "") // the embedded line model: fast on 20,000 lines
+	require.NoError(t, err)
+	f, err := NewFolder(p)
+	require.NoError(t, err)
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, "2026-01-01T00:00:%02d INFO worker %d processed job %d\n", i%60, i%8, i)
+	}
+	b.WriteString("2026-01-01T00:01:00 ERROR worker 3 job 77 failed: disk full\n")
+	res := mcp.NewToolResultText(b.String())
+	f.foldResult(context.Background(), "why did job 77 fail?", res)
+	text := res.Content[0].(mcp.TextContent).Text
+	require.True(t, strings.HasPrefix(text, "[pruned for"), text[:min(len(text), 200)])
+	meta, err := json.Marshal(res.Meta.AdditionalFields[MetaKey])
+	require.NoError(t, err)
+	assert.Less(t, len(meta), len(text)+4096, "meta %d bytes for %d of content", len(meta), len(text))
 }
