@@ -17,7 +17,9 @@
 //	                 pruner.Result.Expand; 400 for ranges outside the input or overlapping)
 //
 // The server stops gracefully on SIGINT or SIGTERM: it stops accepting
-// connections and lets running requests finish for up to -shutdown-grace.
+// connections and lets running requests finish for up to -shutdown-grace,
+// then cancels those still running (they answer 503). A second signal stops
+// it at once.
 package main
 
 import (
@@ -43,6 +45,12 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// After the first signal, the default handling is back: a second
+		// one stops the process at once instead of waiting for the grace.
+		<-ctx.Done()
+		stop()
+	}()
 	if f, err := parse(os.Args[1:], io.Discard); err == nil {
 		setMemoryLimit(f.model)
 	}
@@ -70,6 +78,10 @@ func setMemoryLimit(model string) {
 	}
 }
 
+// finalWrite is how long cancelled requests get to write their 503 once
+// the shutdown grace is over.
+const finalWrite = 5 * time.Second
+
 type flags struct {
 	model, addr, scorer, backend, precision         string
 	attnBlock                                       int
@@ -90,7 +102,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout) or hf:owner/name[@revision] on the Hugging Face Hub; empty: the embedded line model")
 	fs.StringVar(&f.scorer, "scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "listen address")
-	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413)")
+	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413); above 16 MiB it raises the pruner's input limit too; 0 lifts both")
 	fs.IntVar(&f.maxLength, "max-length", 8192, "model window length in tokens (the SWE-Pruner service uses 8192)")
 	fs.StringVar(&f.backend, "backend", "", "backend of a -model checkpoint: go (default), simplego, or xla[:PLUGIN] (a binary built with -tags xla); one model on one device serves every request")
 	fs.StringVar(&f.precision, "precision", "", "weight products of a -model checkpoint: float32 (default) or bf16 (AVX512_BF16 CPUs, XLA GPUs)")
@@ -100,7 +112,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.DurationVar(&f.readTimeout, "read-timeout", 30*time.Second, "time to read a whole request")
 	fs.DurationVar(&f.writeTimeout, "write-timeout", 0, "time to handle and write a response (0: -timeout + 30s)")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "keep-alive idle timeout")
-	fs.DurationVar(&f.grace, "shutdown-grace", 30*time.Second, "how long running requests may finish on shutdown")
+	fs.DurationVar(&f.grace, "shutdown-grace", 30*time.Second, "how long running requests may finish on shutdown; then they are cancelled (503); a second signal stops at once")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -109,6 +121,15 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	switch {
+	case f.timeout < 0 || f.readTimeout < 0 || f.writeTimeout < 0 || f.idleTimeout < 0 || f.grace < 0:
+		return nil, errors.New("-timeout, -read-timeout, -write-timeout, -idle-timeout and -shutdown-grace must be >= 0")
+	case f.maxBody < 0:
+		return nil, errors.New("-max-body must be >= 0 (0 lifts the cap)")
+	}
+	if f.timeout == 0 {
+		f.timeout = httpapi.DefaultTimeout // what the handler would use
 	}
 	if f.writeTimeout == 0 {
 		f.writeTimeout = f.timeout + 30*time.Second
@@ -138,6 +159,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 	}
 	opts := []pruner.Option{pruner.WithMaxLength(f.maxLength), pruner.WithScorer(f.scorer),
 		pruner.WithBackend(f.backend), pruner.WithAttentionBlock(f.attnBlock)}
+	maxBody := f.maxBody
+	switch {
+	case maxBody == 0: // no cap on the body, nor on the text in it
+		maxBody = -1
+		opts = append(opts, pruner.WithMaxInputBytes(0))
+	case maxBody > pruner.DefaultMaxInputBytes:
+		opts = append(opts, pruner.WithMaxInputBytes(int(min(maxBody, math.MaxInt))))
+	}
 	if f.precision != "" {
 		opts = append(opts, pruner.WithPrecision(pruner.Precision(f.precision)))
 	}
@@ -146,7 +175,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		return err
 	}
 	h, err := httpapi.New(p, httpapi.Config{
-		MaxBodyBytes: f.maxBody, Timeout: f.timeout, MaxConcurrent: f.maxConcurrent,
+		MaxBodyBytes: maxBody, Timeout: f.timeout, MaxConcurrent: f.maxConcurrent,
 		TokenizerDir: dir, Logger: log,
 	})
 	if err != nil {
@@ -157,6 +186,10 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 	if err := h.Check(ctx); err != nil {
 		return fmt.Errorf("model not served: %w", err) // err says the health check failed
 	}
+	// Requests outlive the signal (they may finish within the grace) but
+	// not the grace: then they are cancelled and answer 503.
+	reqCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -164,7 +197,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		WriteTimeout:      f.writeTimeout,
 		IdleTimeout:       f.idleTimeout,
 		MaxHeaderBytes:    1 << 20,
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	ln, err := net.Listen("tcp", f.addr)
@@ -183,13 +216,33 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "grace", f.grace)
-	sctx, cancel := context.WithTimeout(context.Background(), f.grace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	if err := shutdown(srv, f.grace, cancelRequests, log); err != nil {
+		return err
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// shutdown stops srv: running requests may finish within grace; then
+// cancelRequests cancels those still running (the contexts srv gave them),
+// so each client gets its 503 rather than a dropped connection, and they
+// get finalWrite to write it (a prune notices within milliseconds).
+func shutdown(srv *http.Server, grace time.Duration, cancelRequests func(), log *slog.Logger) error {
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if err == nil {
+		return nil
+	}
+	log.Warn("grace over: cancelling running requests", "err", err)
+	cancelRequests()
+	fctx, fcancel := context.WithTimeout(context.Background(), finalWrite)
+	defer fcancel()
+	if err := srv.Shutdown(fctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
 }

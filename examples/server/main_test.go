@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/prunekit/pruner/examples/server/internal/httpapi"
 	"github.com/prunekit/pruner/internal/golden"
 )
 
@@ -36,6 +39,13 @@ func TestParse(t *testing.T) {
 			assert.Equal(t, "bf16", f.precision)
 			assert.Equal(t, 2048, f.attnBlock)
 		}},
+		{"-timeout 0 is the default deadline, also for the write timeout", []string{"-timeout", "0"}, false, func(t *testing.T, f *flags) {
+			assert.Equal(t, httpapi.DefaultTimeout, f.timeout)
+			assert.Equal(t, httpapi.DefaultTimeout+30*time.Second, f.writeTimeout)
+		}},
+		{"negative timeout", []string{"-timeout", "-1s"}, true, nil},
+		{"negative grace", []string{"-shutdown-grace", "-1s"}, true, nil},
+		{"negative -max-body", []string{"-max-body", "-1"}, true, nil},
 		{"explicit", []string{"-model", "m", "-addr", ":0", "-max-body", "10", "-timeout", "5s"}, false, func(t *testing.T, f *flags) {
 			assert.Equal(t, ":0", f.addr)
 			assert.EqualValues(t, 10, f.maxBody)
@@ -110,4 +120,36 @@ func waitShutdown(t *testing.T, done <-chan error) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("server did not shut down")
 	}
+}
+
+// A request still running when the grace ends is cancelled and answers,
+// instead of losing its connection.
+func TestShutdownCancelsAfterGrace(t *testing.T) {
+	reqCtx, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
+	started := make(chan struct{})
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			close(started)
+			<-r.Context().Done() // a prune that would outlast the grace
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}),
+		BaseContext: func(net.Listener) context.Context { return reqCtx },
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go srv.Serve(ln)
+	status := make(chan int, 1)
+	go func() {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/prune")
+		if err != nil {
+			status <- 0
+			return
+		}
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	<-started
+	require.NoError(t, shutdown(srv, 50*time.Millisecond, cancelRequests, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	assert.Equal(t, http.StatusServiceUnavailable, <-status)
 }

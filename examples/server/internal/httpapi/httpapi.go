@@ -13,15 +13,16 @@
 //
 // pruned_code, kept_frags, score and the token counts are those of the
 // service (pruner.WithSWEPrunerCompat). token_scores lists [token text,
-// score] pairs of the merged per-token scores (empty for the lexical
-// scorer, which scores lines).
+// score] pairs of the merged per-token scores (empty for the scorers that
+// score lines: the embedded line model and the lexical baseline).
 //
 // Errors are JSON objects {"error_msg": "..."} with status 400 (malformed
 // JSON, missing query or code, invalid option), 404 (no such path), 405
 // (wrong method; the Allow header lists the right ones), 413 (body over the
-// limit), 503 (server busy: no pruning slot before the request's deadline,
-// or too many prunes still running past theirs), 504 (the prune passed the
-// request's deadline) or 500 (including a result that cannot be encoded as
+// limit, or a text over the pruner's input limit), 422 (a text that looks
+// binary), 503 (server busy: no pruning slot before the request's
+// deadline, too many prunes still running past theirs, or the server
+// shutting down), 504 (the prune passed the request's deadline) or 500 (including a result that cannot be encoded as
 // JSON, such as a NaN score). No response is ever a 200 with an empty body:
 // responses are encoded in full before the status line is written.
 //
@@ -83,7 +84,8 @@ const (
 // Config tunes the handler; the zero value is usable.
 type Config struct {
 	// MaxBodyBytes caps a request body; larger bodies get 413
-	// (default DefaultMaxBodyBytes).
+	// (0: DefaultMaxBodyBytes; negative: no cap). The pruner's own input
+	// limit (pruner.WithMaxInputBytes) still applies to the text.
 	MaxBodyBytes int64
 	// Timeout bounds one request's wait for a slot plus its prune: a
 	// request that gets no slot in time gets 503, one whose prune is still
@@ -161,7 +163,7 @@ func New(p *pruner.Pruner, cfg Config) (*Handler, error) {
 }
 
 func newHandler(e engine, cfg Config) (*Handler, error) {
-	if cfg.MaxBodyBytes <= 0 {
+	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if cfg.Timeout <= 0 {
@@ -676,7 +678,10 @@ func (h *Handler) bounded(ctx context.Context, p engine, query, text string) (*p
 
 // decode reads one JSON object from a size-limited body.
 func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) (int, error) {
-	body := http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes)
+	body := r.Body
+	if h.cfg.MaxBodyBytes > 0 {
+		body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes)
+	}
 	dec := json.NewDecoder(body)
 	err := dec.Decode(v)
 	if err == nil {

@@ -363,3 +363,26 @@ func TestLexicalScorer(t *testing.T) {
 	assert.Contains(t, compat.PrunedCode, "def subtract(a, b):")
 	assert.NotContains(t, compat.PrunedCode, "def multiply(a, b):")
 }
+
+// A negative MaxBodyBytes lifts the body cap: a body over the default is
+// read, and only the pruner's own input limit applies to its text.
+func TestNoBodyCap(t *testing.T) {
+	p, err := pruner.Load(context.Background(), "", pruner.WithScorer(pruner.ScorerLexical), pruner.WithMaxInputBytes(DefaultMaxBodyBytes+1<<20))
+	require.NoError(t, err)
+	text := strings.Repeat("retry after a backoff of two seconds\n", (DefaultMaxBodyBytes+512<<10)/37)
+	require.Greater(t, len(text), DefaultMaxBodyBytes)
+	for _, tc := range []struct {
+		name    string
+		maxBody int64
+		want    int
+	}{{"default cap", 0, http.StatusRequestEntityTooLarge}, {"no cap", -1, http.StatusOK}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := New(p, Config{MaxBodyBytes: tc.maxBody})
+			require.NoError(t, err)
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "backoff", "text": text, "options": map[string]any{"line_budget": 0.01}})
+			assert.Equal(t, tc.want, status, string(body[:min(len(body), 300)]))
+		})
+	}
+}
