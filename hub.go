@@ -73,7 +73,8 @@ var hubFiles = []hfhub.File{
 // <commit>) is returned. Load(ctx, name) does the same before loading;
 // Download is for callers that need the folder itself (a tokenizer, a
 // memory limit) or want to fetch ahead of time. Options other than
-// WithDownloadProgress and WithHTTPClient are ignored.
+// WithDownloadProgress and WithHTTPClient are checked (an invalid one is
+// refused before anything is fetched) and otherwise ignored.
 //
 // The cache is HF_HUB_CACHE, else $HF_HOME/hub, else
 // $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub; a model
@@ -82,8 +83,11 @@ var hubFiles = []hfhub.File{
 // token file of huggingface-cli login) authenticates, and HF_HUB_OFFLINE=1
 // forbids the network: the name then resolves from the cache alone. Online,
 // the revision is resolved on every call (one small request per missing
-// file, nothing downloaded when cached); when the Hub cannot be reached a
-// complete cached snapshot is used. Each file is checked against the size
+// file, nothing downloaded when cached); when the Hub cannot be reached,
+// or does not answer within 10 seconds, a complete cached snapshot is
+// used. A download that stops sending for a minute fails, its bytes kept
+// to resume from. The token goes to the Hub's own scheme, host and port
+// only, never along a redirect elsewhere. Each file is checked against the size
 // and hash the Hub reports before it enters the cache, an interrupted
 // download resumes where it stopped, and a snapshot folder appears only
 // with all its required files. Errors wrap ErrDownload (and

@@ -8,8 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 )
+
+// tmpSeq numbers this process's temporary links.
+var tmpSeq atomic.Uint64
 
 // link makes snapshots/<commit>/<name> point at blobs/<etag> for each
 // entry of links (name -> etag) and returns the snapshot folder. A new
@@ -50,13 +54,20 @@ func (c *Client) link(repoDir, commit string, links map[string]string) (string, 
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return "", err
 		}
-		tmp := p + ".tmp-link"
-		os.Remove(tmp)
-		if err := pointer(repoDir, final, final, name+".tmp-link", etag); err != nil {
+		// The temporary link's name is this call's own: another process
+		// or goroutine adding the same file must not remove or collide
+		// with it.
+		tmpName := fmt.Sprintf("%s.tmp-link-%d-%d", name, os.Getpid(), tmpSeq.Add(1))
+		tmp := filepath.Join(final, filepath.FromSlash(tmpName))
+		if err := pointer(repoDir, final, final, tmpName, etag); err != nil {
+			os.Remove(tmp)
 			return "", err
 		}
 		if err := os.Rename(tmp, p); err != nil {
 			os.Remove(tmp)
+			if isFile(p) {
+				continue // another caller linked it first
+			}
 			return "", err
 		}
 	}

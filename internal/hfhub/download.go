@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Snapshot makes every file of ref present in the cache, downloading what
@@ -333,11 +334,11 @@ type statusError struct {
 	code    int
 	errCode string // X-Error-Code: RepoNotFound, RevisionNotFound, EntryNotFound, GatedRepo...
 	msg     string
-	sent    error // ErrUnauthorized, ErrNotFound or nil
+	sent    []error // ErrUnauthorized, ErrNotFound, both or none
 }
 
-func (e *statusError) Error() string { return e.msg }
-func (e *statusError) Unwrap() error { return e.sent }
+func (e *statusError) Error() string   { return e.msg }
+func (e *statusError) Unwrap() []error { return e.sent }
 
 func (c *Client) statusErr(ref Ref, name string, resp *http.Response) error {
 	se := &statusError{code: resp.StatusCode, errCode: resp.Header.Get("X-Error-Code")}
@@ -346,8 +347,13 @@ func (c *Client) statusErr(ref Ref, name string, resp *http.Response) error {
 		status += " (" + m + ")"
 	}
 	switch {
+	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && se.errCode == "RepoNotFound":
+		// The Hub answers a missing repository with 401 to a caller
+		// without a token (a private one looks the same).
+		se.sent = []error{ErrNotFound, ErrUnauthorized}
+		se.msg = fmt.Sprintf("hf:%s: %s: repository %s not found (or private: set HF_TOKEN to a token that can read it)", ref, status, ref.Repo)
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		se.sent = ErrUnauthorized
+		se.sent = []error{ErrUnauthorized}
 		if c.token == "" {
 			se.msg = fmt.Sprintf("hf:%s: %s: %s: the repository is private or gated (or does not exist); set HF_TOKEN to a token that can read it",
 				ref, name, status)
@@ -356,7 +362,7 @@ func (c *Client) statusErr(ref Ref, name string, resp *http.Response) error {
 				ref, name, status)
 		}
 	case resp.StatusCode == http.StatusNotFound:
-		se.sent = ErrNotFound
+		se.sent = []error{ErrNotFound}
 		switch se.errCode {
 		case "RepoNotFound":
 			se.msg = fmt.Sprintf("hf:%s: %s: repository %s not found", ref, status, ref.Repo)
@@ -428,9 +434,14 @@ func (c *Client) get(ctx context.Context, ref Ref, name string, m meta, inc stri
 	if m.size >= 0 && off == m.size {
 		return nil // complete: verify it
 	}
+	// A body that stops coming cancels its request (the bytes so far stay
+	// to resume from); the cause says so.
+	rctx, stalled := context.WithCancelCause(ctx)
+	defer stalled(nil)
+	hc := c.sameOriginAuth()
 	var resp *http.Response
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.location, nil)
+		req, err := http.NewRequestWithContext(rctx, http.MethodGet, m.location, nil)
 		if err != nil {
 			return fail(err)
 		}
@@ -440,7 +451,7 @@ func (c *Client) get(ctx context.Context, ref Ref, name string, m meta, inc stri
 		if off > 0 {
 			req.Header.Set("Range", fmt.Sprintf("bytes=%d-", off))
 		}
-		resp, err = c.http.Do(req)
+		resp, err = hc.Do(req)
 		if err != nil {
 			return c.requestError(ctx, ref, name, err)
 		}
@@ -476,10 +487,15 @@ func (c *Client) get(ctx context.Context, ref Ref, name string, m meta, inc stri
 	if m.size >= 0 {
 		limit = m.size
 	}
-	body := io.LimitReader(resp.Body, limit-off+1)
+	watch := time.AfterFunc(c.stall, func() { stalled(errStalled) })
+	defer watch.Stop()
+	body := io.LimitReader(&watchedReader{r: resp.Body, watch: watch, d: c.stall}, limit-off+1)
 	if _, err := io.CopyBuffer(w, body, make([]byte, 1<<20)); err != nil {
 		if errors.Is(err, w.werr) && w.werr != nil {
 			return fail(err)
+		}
+		if errors.Is(context.Cause(rctx), errStalled) {
+			err = fmt.Errorf("%w for %v", errStalled, c.stall)
 		}
 		return c.requestError(ctx, ref, name, err)
 	}
@@ -493,6 +509,47 @@ func (c *Client) get(ctx context.Context, ref Ref, name string, m meta, inc stri
 		return fail(err)
 	}
 	return nil
+}
+
+// errStalled is the cause of a download cancelled for lack of data.
+var errStalled = errors.New("the server stopped sending")
+
+// watchedReader pushes watch back by d on every read that brings data.
+type watchedReader struct {
+	r     io.Reader
+	watch *time.Timer
+	d     time.Duration
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if n > 0 {
+		w.watch.Reset(w.d)
+	}
+	return n, err
+}
+
+// sameOriginAuth returns the client for downloads: c.http, except that a
+// redirect to another scheme, host or port loses the Authorization header
+// (Go's own rule keeps it for the same host name on another port, and for
+// subdomains), so the token reaches the Hub's own address only.
+func (c *Client) sameOriginAuth() *http.Client {
+	hc := *c.http
+	next := c.http.CheckRedirect
+	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		first := via[0].URL
+		if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+			req.Header.Del("Authorization")
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &hc
 }
 
 // contentRangeStart reads the first byte position of "bytes a-b/n"; -1 if

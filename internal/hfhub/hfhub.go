@@ -34,11 +34,13 @@ package hfhub
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // DefaultEndpoint is the Hub used when HF_ENDPOINT is not set.
@@ -85,7 +87,26 @@ type Client struct {
 	http     *http.Client
 	progress func(file string, done, total int64)
 	maxFile  int64
+	stall    time.Duration // a download with no data for this long fails
 }
+
+// ResponseHeaderTimeout is how long the default client waits for a
+// server's answer to a request (its headers; a file's body may take as
+// long as it takes, as long as it keeps coming: see stallTimeout).
+// huggingface_hub's metadata requests give up after 10 seconds.
+const ResponseHeaderTimeout = 10 * time.Second
+
+// stallTimeout fails a download whose body sends nothing for this long,
+// leaving what arrived to resume from.
+const stallTimeout = time.Minute
+
+// defaultHTTP is the default client: the default transport's dial and TLS
+// timeouts, plus ResponseHeaderTimeout.
+var defaultHTTP = func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = ResponseHeaderTimeout
+	return &http.Client{Transport: t}
+}()
 
 // Option configures a Client.
 type Option func(*Client)
@@ -107,9 +128,13 @@ func WithCacheDir(dir string) Option { return func(c *Client) { c.cacheDir = dir
 // HF_HUB_OFFLINE).
 func WithOffline(offline bool) Option { return func(c *Client) { c.offline = offline } }
 
-// WithHTTPClient sets the HTTP client (default: http.DefaultClient). The
-// client's CheckRedirect is replaced for the metadata requests, which must
-// see the Hub's redirects; the downloads use the client as it is.
+// WithHTTPClient sets the HTTP client (default: one whose requests give up
+// when a server does not answer within ResponseHeaderTimeout, so that a
+// Hub that accepts connections and never answers falls back to the cache).
+// The client's CheckRedirect is replaced for the metadata requests, which
+// must see the Hub's redirects; for the downloads it is kept, behind a
+// check that the token only follows redirects to the same scheme, host and
+// port.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) {
 		if hc != nil {
@@ -146,8 +171,9 @@ func New(opts ...Option) *Client {
 		token:    envToken(),
 		cacheDir: CacheDir(),
 		offline:  envTrue(os.Getenv("HF_HUB_OFFLINE")),
-		http:     http.DefaultClient,
+		http:     defaultHTTP,
 		maxFile:  DefaultMaxFileSize,
+		stall:    stallTimeout,
 	}
 	if c.endpoint == "" {
 		c.endpoint = DefaultEndpoint
@@ -194,6 +220,9 @@ func expandHome(p string) string {
 	return filepath.Join(home, p[1:])
 }
 
+// maxTokenFile bounds the token file read.
+const maxTokenFile = 4096
+
 // envToken is HF_TOKEN, else the file HF_TOKEN_PATH names, else the token
 // file of huggingface-cli login ($HF_HOME/token).
 func envToken() string {
@@ -206,8 +235,15 @@ func envToken() string {
 	} else {
 		path = expandHome(path)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 4096 {
+	// A token is short: read no more of the file than one can be, whatever
+	// the path names (a huge file, a device that never ends).
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil || len(b) > maxTokenFile {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
