@@ -125,7 +125,9 @@ func WithThreshold(t float64) Option {
 
 // WithOverlap sets how many tokens consecutive windows share (default 50).
 // An overlap as large as a window's room for text (the max length less the
-// prompt) is taken as 0, as the reference does.
+// prompt) is taken as 0, as the reference does; one above half that room
+// is taken as half, so that the model never reads the text more than about
+// twice.
 func WithOverlap(tokens int) Option {
 	return func(c *config) error {
 		if tokens < 0 {

@@ -617,3 +617,27 @@ func TestBlankQueryHonoursDeadline(t *testing.T) {
 	assert.Equal(t, "empty query", res.Unpruned)
 	assert.Positive(t, res.Tokens.Input)
 }
+
+// An overlap just under a window's room for text would have the model read
+// every token hundreds of times; it is taken as half the room, so the
+// windows stay within about twice the text.
+func TestOverlapBoundsWork(t *testing.T) {
+	p, err := tinyPruner(t).With(WithOverlap(10_000))
+	require.NoError(t, err)
+	q, err := p.With(WithOverlap(400)) // the room is about 427 tokens at max length 512
+	require.NoError(t, err)
+	var b strings.Builder
+	for i := range 1500 {
+		fmt.Fprintf(&b, "def f%d(x):\n    return x + %d\n", i, i)
+	}
+	text := b.String()
+	n, err := q.tok.CountContext(context.Background(), text)
+	require.NoError(t, err)
+	res, err := q.Prune(context.Background(), "which function adds 7?", text)
+	require.NoError(t, err)
+	room := 512 - 100 // an upper bound of the prompt's share, whatever the query
+	assert.LessOrEqual(t, res.Windows, 2*n/(room/2)+2, "%d windows for %d tokens", res.Windows, n)
+	whole, err := p.Prune(context.Background(), "which function adds 7?", text)
+	require.NoError(t, err)
+	assert.Less(t, whole.Windows, res.Windows, "an overlap at or over the room is none")
+}

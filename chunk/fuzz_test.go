@@ -124,6 +124,11 @@ func FuzzPlanWindows(f *testing.F) {
 			require.Equal(t, idx[w.End], w.ByteEnd, "window %d", i)
 			require.LessOrEqual(t, w.EndToken-w.FirstToken, budget)
 			if i > 0 {
+				// Work stays within about twice the text: each window
+				// starts at least half a budget after the previous one.
+				require.GreaterOrEqual(t, w.FirstToken-ws[i-1].FirstToken, budget-budget/2, "window %d", i)
+			}
+			if i > 0 {
 				require.LessOrEqual(t, w.ByteStart, ws[i-1].ByteEnd, "windows must not leave gaps")
 				require.Greater(t, w.FirstToken, ws[i-1].FirstToken)
 			}

@@ -36,7 +36,10 @@ func (w Window) Text(text string) string {
 // The caller re-tokenizes each window's text (tokens at a window edge may
 // differ from the whole-text tokens). A negative overlap counts as zero; an
 // overlap of budget or more is set to zero (the reference does so when it is
-// larger and fails when it is equal), which keeps the window count bounded.
+// larger and fails when it is equal). An overlap above half the budget is
+// taken as half (the reference has no such bound): the model then reads at
+// most about twice the text, where an overlap of budget − 1 would have it
+// read every token budget times over (250K windows for a 1 MB text).
 // It returns ErrInvalidBudget when budget < 1.
 func PlanWindows(text string, tokens []Token, budget, overlap int) ([]Window, error) {
 	if budget < 1 {
@@ -56,6 +59,7 @@ func PlanWindows(text string, tokens []Token, budget, overlap int) ([]Window, er
 	if overlap < 0 || overlap >= budget {
 		overlap = 0
 	}
+	overlap = min(overlap, budget/2)
 	stride := budget - overlap
 	windows := make([]Window, 0, (n-overlap+stride-1)/stride)
 	starts := runeCursor{text: text}

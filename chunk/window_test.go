@@ -81,6 +81,8 @@ func TestPlanWindowsEdges(t *testing.T) {
 			want: [][2]int{{0, 4}, {3, 7}, {6, 10}}},
 		{name: "last window short", text: ascii, tokens: oneCharTokens(ascii), budget: 4, overlap: 0,
 			want: [][2]int{{0, 4}, {4, 8}, {8, 10}}},
+		{name: "overlap above half the budget is half", text: ascii, tokens: oneCharTokens(ascii), budget: 4, overlap: 3,
+			want: [][2]int{{0, 4}, {2, 6}, {4, 8}, {6, 10}}},
 		{name: "overlap equal budget means none", text: ascii, tokens: oneCharTokens(ascii), budget: 5, overlap: 5,
 			want: [][2]int{{0, 5}, {5, 10}}},
 		{name: "overlap above budget means none", text: ascii, tokens: oneCharTokens(ascii), budget: 5, overlap: 50,
