@@ -154,13 +154,31 @@ func resume(chunks []string, r *schema.StreamReader[string], note string) *schem
 // WithFocusQuestion wraps an eino tool so that its ToolInfo offers the
 // optional context_focus_question argument to the model; the tool itself
 // runs unchanged (the middleware removes the argument before calling it).
+// For a streaming tool see WithFocusQuestionStreamable.
 func WithFocusQuestion(t tool.InvokableTool) tool.InvokableTool { return focusTool{t} }
+
+// WithFocusQuestionStreamable is WithFocusQuestion for a streaming tool.
+func WithFocusQuestionStreamable(t tool.StreamableTool) tool.StreamableTool {
+	return focusStreamTool{t}
+}
 
 type focusTool struct{ tool.InvokableTool }
 
 // Info adds the focus question to the wrapped tool's parameters.
 func (f focusTool) Info(ctx context.Context) (*schema.ToolInfo, error) {
-	info, err := f.InvokableTool.Info(ctx)
+	return withQuestion(f.InvokableTool.Info(ctx))
+}
+
+type focusStreamTool struct{ tool.StreamableTool }
+
+// Info adds the focus question to the wrapped tool's parameters.
+func (f focusStreamTool) Info(ctx context.Context) (*schema.ToolInfo, error) {
+	return withQuestion(f.StreamableTool.Info(ctx))
+}
+
+// withQuestion returns a copy of info whose parameters include the focus
+// question; the tool's own schema is never modified.
+func withQuestion(info *schema.ToolInfo, err error) (*schema.ToolInfo, error) {
 	if err != nil || info == nil {
 		return info, err
 	}

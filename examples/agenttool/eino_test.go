@@ -175,6 +175,10 @@ func (plainTool) InvokableRun(context.Context, string, ...tool.Option) (string, 
 	return "", nil
 }
 
+func (plainTool) StreamableRun(context.Context, string, ...tool.Option) (*schema.StreamReader[string], error) {
+	return schema.StreamReaderFromArray([]string{"x"}), nil
+}
+
 func TestWithFocusQuestion(t *testing.T) {
 	ctx := context.Background()
 	byParams := schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"pattern": {Type: schema.String, Required: true}})
@@ -190,6 +194,9 @@ func TestWithFocusQuestion(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			info, err := WithFocusQuestion(plainTool{tc.params}).Info(ctx)
 			require.NoError(t, err)
+			streamInfo, err := WithFocusQuestionStreamable(plainTool{tc.params}).Info(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, info, streamInfo, "the streaming wrapper offers the same parameters")
 			assert.Equal(t, "grep", info.Name)
 			js, err := info.ParamsOneOf.ToJSONSchema()
 			require.NoError(t, err)
