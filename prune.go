@@ -285,6 +285,12 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		res.Notes = append(res.Notes, fmt.Sprintf("syntax pass skipped: %v", err))
 		a = nil
 	}
+	if a != nil && lang.IsCode() && p.cfg.repair && a.ParseErrors() > 0 {
+		// Repair keeps parseable what parsed; where tree-sitter could not
+		// read the input (a construct its grammar lacks, a file cut
+		// mid-statement) it cannot promise that of the output.
+		res.Notes = append(res.Notes, fmt.Sprintf("the %s parser found %d syntax errors in the input: the output may not parse where it could not read it", lang, a.ParseErrors()))
+	}
 	hops := p.cfg.depHops
 	if hops < 0 {
 		// Measured on the val split at a 20% line budget with the line

@@ -641,3 +641,26 @@ func TestOverlapBoundsWork(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, whole.Windows, res.Windows, "an overlap at or over the room is none")
 }
+
+// Where tree-sitter cannot read the input, the result says that the output
+// may not parse: Python accepts a continuation line less indented than its
+// block inside brackets; tree-sitter-python does not.
+func TestNoteOnInputParseErrors(t *testing.T) {
+	p, err := Load(context.Background(), "", WithLineBudget(0.1), WithFileName("weird.py"))
+	require.NoError(t, err)
+	src := "def test_positions(self):\n    def f():\n        (bar.\n    baz)\n        return files().setdefault(0)\n" +
+		"    for line, end_line, column, end_column in f.__code__.co_positions():\n" +
+		"        self.assertIsNotNone(line)\n        self.assertIsNotNone(end_line)\n        self.assertIsNotNone(column)\n        self.assertIsNotNone(end_column)\n"
+	res, err := p.Prune(context.Background(), "what does the co_positions loop check?", src)
+	require.NoError(t, err)
+	require.Len(t, res.Notes, 1)
+	assert.Contains(t, res.Notes[0], "python parser found")
+	assert.Contains(t, res.Notes[0], "may not parse")
+
+	good := "import time\n\n\ndef backoff(n):\n    return min(2 ** n, 30)\n\n\ndef get(url, retries=3):\n" +
+		strings.Repeat("    # a comment line to give the budget room\n", 20) +
+		"    for attempt in range(retries):\n        time.sleep(backoff(attempt))\n"
+	clean, err := p.Prune(context.Background(), "how long do we wait between retries?", good)
+	require.NoError(t, err)
+	assert.Empty(t, clean.Notes, "a file that parses gets no such note")
+}

@@ -435,6 +435,12 @@ func (b *builder) walkDefs(root int, imp bool) {
 			continue
 		}
 		if !imp {
+			if nd.Type() == "export_specifier" {
+				// export { a as b }: a is the module's own a, used here,
+				// and b a name for importers, not one of this file.
+				i = int(nd.End)
+				continue
+			}
 			if skipFields[nd.Field()] {
 				i = int(nd.End)
 				continue
@@ -949,6 +955,7 @@ func (b *builder) linkCompanions() {
 			pending = pending[:0]
 		}
 	}
+	b.linkJSNames(extra)
 	if len(extra) == 0 {
 		return
 	}
@@ -965,6 +972,107 @@ func (b *builder) linkCompanions() {
 		it.skel, it.skelEnd = start, int32(len(skels))
 	}
 	a.skels = skels
+}
+
+// linkJSNames adds to extra the declarations that JavaScript and
+// TypeScript refuse to parse without, whatever the dependency hops: the
+// class member declaring a private name (#cache) for each item that uses
+// it ("Private field '#cache' must be declared in an enclosing class"),
+// and the module's declarations of the names an export list names
+// (export { Registry }: "Export 'Registry' is not defined in module").
+func (b *builder) linkJSNames(extra map[int32][]skelRow) {
+	switch b.a.lang {
+	case syntax.JavaScript, syntax.TypeScript, syntax.TSX:
+	default:
+		return
+	}
+	nodes := b.nodes
+	// A private name is declared by the member whose name it is.
+	isDecl := func(i int) bool {
+		if nodes[i].Parent < 0 {
+			return false
+		}
+		switch nodes[nodes[i].Parent].Type() {
+		case "field_definition", "public_field_definition", "method_definition", "method_signature", "abstract_method_signature":
+			return nodes[i].Field() == "property" || nodes[i].Field() == "name"
+		}
+		return false
+	}
+	classBody := func(i int) int32 {
+		for q := nodes[i].Parent; q >= 0; q = nodes[q].Parent {
+			if nodes[q].Type() == "class_body" {
+				return q
+			}
+		}
+		return -1
+	}
+	type privKey struct {
+		body int32
+		name string
+	}
+	decl := map[privKey]int32{}
+	for i := range nodes {
+		if b.stop() {
+			return
+		}
+		if nodes[i].Type() == "private_property_identifier" && isDecl(i) {
+			k := privKey{classBody(i), b.text(i)}
+			if _, ok := decl[k]; !ok && k.body >= 0 {
+				decl[k] = int32(nodes[nodes[i].Parent].StartRow)
+			}
+		}
+	}
+	for i := range nodes {
+		if b.stop() {
+			return
+		}
+		switch nodes[i].Type() {
+		case "private_property_identifier":
+			if isDecl(i) || len(decl) == 0 {
+				continue
+			}
+			// Through the nested classes outwards: the nearest that
+			// declares the name.
+			for body := classBody(i); body >= 0; body = classBody(int(body)) {
+				if row, ok := decl[privKey{body, b.text(i)}]; ok {
+					if it := b.owner[i]; it >= 0 {
+						extra[it] = append(extra[it], skelRow{row: row, reason: ReasonDependency})
+					}
+					break
+				}
+			}
+		case "export_statement":
+			it := b.owner[i]
+			if it < 0 || b.hasField(i, "source") {
+				continue // export { a } from "./x": another module's a
+			}
+			for c := i + 1; c < int(nodes[i].End); c++ {
+				if nodes[c].Type() != "export_specifier" {
+					continue
+				}
+				for n := c + 1; n < int(nodes[c].End); n++ {
+					if nodes[n].Field() != "name" || !nodes[n].Leaf() {
+						continue
+					}
+					if id, ok := b.nameIDs[b.text(n)]; ok {
+						for _, r := range b.a.defRows[id] {
+							extra[it] = append(extra[it], skelRow{row: r, reason: ReasonDependency})
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// hasField says whether node i has a child under field f.
+func (b *builder) hasField(i int, f string) bool {
+	for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
+		if b.nodes[c].Field() == f {
+			return true
+		}
+	}
+	return false
 }
 
 // findReturns records, for function items, a one-line return that ends

@@ -70,3 +70,82 @@ func TestGoPackageClauseRequired(t *testing.T) {
 		require.Nil(t, a.Required(), lang)
 	}
 }
+
+const jsPrivate = `class Loader {
+    #cache = new Map();
+    #hits = 0;
+
+    constructor(root) {
+        this.root = root;
+    }
+
+    #evict(path) {
+        this.#cache.delete(path);
+    }
+
+    load(path) {
+        if (this.#cache.has(path)) {
+            return this.#cache.get(path);
+        }
+        this.#evict(path);
+        return null;
+    }
+}
+`
+
+const jsExports = `import fs from "node:fs";
+
+function formatSize(bytes) {
+    return bytes + " B";
+}
+
+class Registry {
+    add(item) {
+        this.items.push(item);
+    }
+}
+
+export { formatSize, Registry as Catalog };
+export { readFile } from "node:fs/promises";
+`
+
+// TestJSNamesRequired: V8 refuses a use of a private name whose class
+// member is gone, and an export list naming a declaration that is gone;
+// tree-sitter accepts both. With no dependency hops (a budget's default),
+// every kept line brings what its names need.
+func TestJSNamesRequired(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name, text string
+		line       int   // 0-based, kept alone
+		want       []int // 0-based rows that must come with it
+		not        []int // rows that must not
+	}{
+		{"private field use", jsPrivate, 13, []int{1}, []int{2}},
+		{"private field use in a private method", jsPrivate, 9, []int{1, 8}, []int{2}},
+		{"private method call", jsPrivate, 16, []int{8}, []int{2}},
+		{"export list", jsExports, 12, []int{2, 6}, []int{0}},
+		{"re-export from another module needs nothing here", jsExports, 13, nil, []int{2, 6}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Analyze(ctx, tc.text, syntax.JavaScript)
+			require.NoError(t, err)
+			keep := make([]bool, a.Lines())
+			keep[tc.line] = true
+			rep, err := a.Repair(ctx, keep, WithMaxHops(0))
+			require.NoError(t, err)
+			for _, r := range tc.want {
+				require.True(t, rep.Keep[r], "row %d", r)
+			}
+			for _, r := range tc.not {
+				require.False(t, rep.Keep[r], "row %d", r)
+			}
+			cost, err := a.Closure(ctx, tc.line, WithMaxHops(0))
+			require.NoError(t, err)
+			for _, r := range tc.want {
+				require.Contains(t, cost, r, "a budget pays for row %d", r)
+			}
+		})
+	}
+}
