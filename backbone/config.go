@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 )
 
@@ -61,11 +62,13 @@ func (c Config) Validate() error {
 	if c.HeadDim%2 != 0 {
 		return fmt.Errorf("%w: head_dim %d must be even for rotary embeddings", ErrConfig, c.HeadDim)
 	}
-	if !(c.RopeTheta > 1) {
-		return fmt.Errorf("%w: rope_theta must be > 1, got %g", ErrConfig, c.RopeTheta)
+	// Both are used as float32: a value float32 cannot hold would silently
+	// become Inf (Qwen3 uses 1e6 and 1e-6).
+	if !(c.RopeTheta > 1 && c.RopeTheta <= math.MaxFloat32) {
+		return fmt.Errorf("%w: rope_theta must be in (1, %g], got %g", ErrConfig, math.MaxFloat32, c.RopeTheta)
 	}
-	if !(c.RMSNormEps > 0) {
-		return fmt.Errorf("%w: rms_norm_eps must be > 0, got %g", ErrConfig, c.RMSNormEps)
+	if !(c.RMSNormEps > 0 && c.RMSNormEps < 1) {
+		return fmt.Errorf("%w: rms_norm_eps must be in (0, 1), got %g", ErrConfig, c.RMSNormEps)
 	}
 	if c.TieWordEmbeddings != nil && !*c.TieWordEmbeddings {
 		return fmt.Errorf("%w: tie_word_embeddings=false is not supported (the document score uses the embedding rows)", ErrConfig)

@@ -242,6 +242,11 @@ func (fc fileConfig) checkDTypes(names []string, dtypeOf map[string]safetensors.
 	return errors.Join(errs...)
 }
 
+// maxObjectives bounds num_objectives: the papers use 2 (semantic and
+// dependency rubrics); a head with more than this many is no checkpoint of
+// theirs, and the count sizes work before the tensors are compared.
+const maxObjectives = 64
+
 func orDefault[T any](p *T, def T) T {
 	if p == nil {
 		return def

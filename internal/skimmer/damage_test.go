@@ -673,6 +673,13 @@ func DamageCases() []DamageCase {
 		Want: []string{"feature_extractor.4.weight\" has shape [2 16], want [4 16]"}})
 	add(DamageCase{Name: "config num_objectives=1 on two rubrics", Kinds: lamr, Damage: setConfig("num_objectives", 1),
 		Want: []string{"feature_extractor.4.weight\" has shape [4 16], want [2 16]"}})
+	// Counts that would size the expected tensors far beyond the file are
+	// refused before anything is built for them (1e8 fusion layers took
+	// minutes and gigabytes).
+	add(DamageCase{Name: "config num_fusion_layers=1e8", Damage: setConfig("num_fusion_layers", 100_000_000),
+		Want: []string{"num_fusion_layers 100000000 needs 600000000 tensors"}})
+	add(DamageCase{Name: "config num_objectives=1e8", Damage: setConfig("num_objectives", 100_000_000),
+		Want: []string{"num_objectives 100000000 is above 64"}})
 	add(DamageCase{Name: "config gating_type=tanh", Kinds: lamr, Damage: setConfig("gating_type", "tanh"),
 		Want: []string{`gating_type "tanh"`}})
 	for _, c := range []struct {
@@ -690,8 +697,10 @@ func DamageCases() []DamageCase {
 		{"num_hidden_layers", 3, "num_hidden_layers=3 contradicts the tensor shapes (4)"},
 		{"num_hidden_layers", 5, "num_hidden_layers=5 contradicts the tensor shapes (4)"},
 		{"vocab_size", 1000, "vocab_size=1000 contradicts"},
-		{"rms_norm_eps", -1, "rms_norm_eps must be > 0"},
-		{"rope_theta", 0.5, "rope_theta must be > 1"},
+		{"rms_norm_eps", -1, "rms_norm_eps must be in (0, 1), got -1"},
+		{"rms_norm_eps", 1e300, "rms_norm_eps must be in (0, 1), got 1e+300"},
+		{"rope_theta", 0.5, "rope_theta must be in (1, 3.4028234663852886e+38], got 0.5"},
+		{"rope_theta", 1e300, "got 1e+300"},
 		{"tie_word_embeddings", false, "tie_word_embeddings=false"},
 		{"hidden_act", "gelu", `backbone_config.hidden_act "gelu"`},
 		{"attention_bias", true, "backbone_config.attention_bias=true"},

@@ -268,6 +268,17 @@ func resolve(fc fileConfig, all map[string][]int) (Config, map[string][]int, err
 	if cfg.FusionLayers <= 0 {
 		return cfg, nil, fmt.Errorf("%w: num_fusion_layers must be positive, got %d", ErrCheckpoint, cfg.FusionLayers)
 	}
+	// Counts from config.json size the expected tensors below: each fusion
+	// layer needs 6 tensors and each objective its head's rows, so a count
+	// beyond what the file holds is refused before anything is built for
+	// it (num_fusion_layers = 1e8 took minutes and gigabytes).
+	if cfg.FusionLayers > len(all)/6 {
+		return cfg, nil, fmt.Errorf("%w: num_fusion_layers %d needs %d tensors; the checkpoint has %d in all",
+			ErrCheckpoint, cfg.FusionLayers, 6*cfg.FusionLayers, len(all))
+	}
+	if fc.NumObjectives > maxObjectives {
+		return cfg, nil, fmt.Errorf("%w: num_objectives %d is above %d", ErrCheckpoint, fc.NumObjectives, maxObjectives)
+	}
 	// Layers the config does not count would be silently skipped: a decoder
 	// layer after a gap in the numbering (its input_layernorm missing ends
 	// the count) or a fusion layer beyond num_fusion_layers.
