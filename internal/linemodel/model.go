@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -178,7 +179,49 @@ func (c Config) validate() error {
 	if c.Attn > 0 && (c.AttnBand <= 0 || c.AttnBand > MaxAttnBand) {
 		return fmt.Errorf("linemodel: attention band %d outside [1, %d]", c.AttnBand, MaxAttnBand)
 	}
+	// The scores multiply and divide by these: a value past float32 turns
+	// every score to NaN.
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"rank_mix", c.RankMix}, {"rank_temp", c.RankTemp}, {"rank_temp_text", c.RankTempText}} {
+		if math.IsNaN(v.x) || math.Abs(v.x) > maxScale {
+			return fmt.Errorf("linemodel: %s %g outside [-%g, %g]", v.name, v.x, maxScale, maxScale)
+		}
+	}
 	return nil
+}
+
+// maxScale bounds the config's score scales (rank_mix, the temperatures):
+// trained values are below 10.
+const maxScale = 1e4
+
+// Size caps of a line model's files: the config is a few kilobytes, the
+// weights' header a few.
+const (
+	maxConfigBytes = 1 << 20
+	maxHeaderBytes = 1 << 20
+)
+
+// readCapped reads the file name of fsys, refusing one over limit bytes
+// before reading it (and reading no more than limit+1 bytes if it grows).
+func readCapped(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > limit {
+		return nil, fmt.Errorf("%s has %d bytes, over the %d this model can have", name, st.Size(), limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s has over %d bytes, the most this model can have", name, limit)
+	}
+	return b, nil
 }
 
 func numel(shape []int) int {
@@ -920,9 +963,9 @@ func Load(dir string) (*Model, error) {
 // LoadFS reads a model saved by Save from the root of fsys (for instance the
 // embedded weights); name labels errors.
 func LoadFS(fsys fs.FS, name string) (*Model, error) {
-	b, err := fs.ReadFile(fsys, "config.json")
+	b, err := readCapped(fsys, "config.json", maxConfigBytes)
 	if err != nil {
-		return nil, fmt.Errorf("linemodel: %w", err)
+		return nil, fmt.Errorf("linemodel: %s: %w", name, err)
 	}
 	var cfg Config
 	if err := json.Unmarshal(b, &cfg); err != nil {
@@ -937,9 +980,16 @@ func LoadFS(fsys fs.FS, name string) (*Model, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	data, err := fs.ReadFile(fsys, "model.safetensors")
+	F := len(cfg.Features)
+	// The weights' size follows from the config: a file much larger is no
+	// model of it, and is refused before it is read into memory.
+	want := int64(2*F) * 4
+	for _, sh := range cfg.ParamShapes() {
+		want += int64(numel(sh)) * 4
+	}
+	data, err := readCapped(fsys, "model.safetensors", want+maxHeaderBytes)
 	if err != nil {
-		return nil, fmt.Errorf("linemodel: %w", err)
+		return nil, fmt.Errorf("linemodel: %s: %w", name, err)
 	}
 	f, err := safetensors.OpenBytes(name+"/model.safetensors", data)
 	if err != nil {
@@ -947,15 +997,21 @@ func LoadFS(fsys fs.FS, name string) (*Model, error) {
 	}
 	defer f.Close()
 	m := &Model{Cfg: cfg}
-	F := len(cfg.Features)
-	if m.Mean, err = f.Float32("feature_mean"); err != nil {
+	// NaN or infinite weights load as numbers and score every line 0
+	// (or NaN): refused by name, as the Qwen checkpoints' are.
+	if m.Mean, err = f.Float32Finite("feature_mean"); err != nil {
 		return nil, err
 	}
-	if m.Std, err = f.Float32("feature_std"); err != nil {
+	if m.Std, err = f.Float32Finite("feature_std"); err != nil {
 		return nil, err
 	}
 	if len(m.Mean) != F || len(m.Std) != F {
 		return nil, fmt.Errorf("linemodel: %s: standardisation has %d/%d entries, want %d", name, len(m.Mean), len(m.Std), F)
+	}
+	for i, sd := range m.Std {
+		if !(sd > 0) {
+			return nil, fmt.Errorf("linemodel: %s: feature_std[%d] (%s) is %g: features are divided by it", name, i, cfg.Features[i], sd)
+		}
 	}
 	// Name every missing tensor at once: a config that does not match
 	// its weights (attention asked for, weights without it) usually
@@ -974,12 +1030,14 @@ func LoadFS(fsys fs.FS, name string) (*Model, error) {
 			m.P = append(m.P, nil)
 			continue
 		}
-		p, err := f.Float32(paramNames[i])
+		// The shape, not only the count: a transposed matrix has the
+		// right count and is a different model.
+		if err := f.Expect(paramNames[i], sh...); err != nil {
+			return nil, fmt.Errorf("linemodel: %s: %w", name, err)
+		}
+		p, err := f.Float32Finite(paramNames[i])
 		if err != nil {
 			return nil, err
-		}
-		if len(p) != numel(sh) {
-			return nil, fmt.Errorf("linemodel: %s: %s has %d values, want %v", name, paramNames[i], len(p), sh)
 		}
 		m.P = append(m.P, p)
 	}
