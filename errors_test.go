@@ -3,6 +3,7 @@ package pruner
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/prunekit/pruner/chunk"
 )
 
 // repeatedPhrase returns a part of an error message that the message says
@@ -101,4 +104,44 @@ func TestLoadErrorsSayItOnce(t *testing.T) {
 			assert.Empty(t, repeatedPhrase(msg), "%s", msg)
 		})
 	}
+}
+
+// A vocab.json that is there but cannot be read (the dangling link an
+// interrupted Hub download leaves) is refused, not replaced by the
+// embedded tokenizer.
+func TestLoadDanglingVocab(t *testing.T) {
+	dir := t.TempDir()
+	src := tinyDir("tiny-swepruner")
+	entries, err := os.ReadDir(src)
+	require.NoError(t, err)
+	for _, e := range entries {
+		if e.Name() == "vocab.json" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644))
+	}
+	require.NoError(t, os.Symlink(filepath.Join(dir, "missing-blob"), filepath.Join(dir, "vocab.json")))
+	_, err = Load(context.Background(), dir)
+	require.ErrorIs(t, err, ErrBadCheckpoint)
+	assert.Contains(t, err.Error(), "vocab.json")
+}
+
+// A model whose weights load but overflow in use scores NaN; Prune refuses
+// such scores instead of deciding on them.
+func TestCheckFinite(t *testing.T) {
+	p := &Pruner{kind: "lamr"}
+	nan := math.NaN()
+	for _, ts := range []*tokenScores{
+		{Doc: nan},
+		{Doc: 0.5, Spans: []chunk.ScoredSpan{{Start: 0, End: 1, Score: nan}}},
+		{Doc: 0.5, LineScores: []float64{0.2, math.Inf(1)}},
+		{Doc: 1.5},
+	} {
+		err := p.checkFinite(ts)
+		require.ErrorIs(t, err, ErrBadCheckpoint)
+		assert.Contains(t, err.Error(), "outside [0,1]")
+	}
+	require.NoError(t, p.checkFinite(&tokenScores{Doc: 1, Spans: []chunk.ScoredSpan{{Start: 0, End: 1, Score: 0}}, LineScores: []float64{0, 1}}))
 }

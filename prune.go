@@ -81,12 +81,18 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkFinite(ts); err != nil {
+		return nil, err
+	}
 	if confirm {
 		plausible := ts.Tree != nil && syntax.Plausible(ts.Tree, text) ||
 			ts.Tree == nil && syntax.Confirm(ctx, text, lang).IsCode()
 		if !plausible {
 			lang = syntax.Text
 			if ts, err = p.sc.score(ctx, p, query, text, lang); err != nil {
+				return nil, err
+			}
+			if err := p.checkFinite(ts); err != nil {
 				return nil, err
 			}
 		}
@@ -124,6 +130,30 @@ func (p *Pruner) Prune(ctx context.Context, query, text string) (res *Result, er
 	}
 	res.Tokens = TokenCounts{Input: ts.InputToks, ModelInput: ts.ModelToks, Kept: kept}
 	return res, nil
+}
+
+// checkFinite refuses a model's scores that are not numbers in [0,1]: a
+// checkpoint whose weights load but overflow float32 in use scores NaN,
+// which no decision can read (a Scorer's scores are checked where they
+// are returned, with ErrScorer).
+func (p *Pruner) checkFinite(ts *tokenScores) error {
+	bad := func(what string, v float64) error {
+		return fmt.Errorf("pruner: %w: the %s model scored %s %v, outside [0,1] (weights that overflow float32?)", ErrBadCheckpoint, p.kind, what, v)
+	}
+	if !(ts.Doc >= 0 && ts.Doc <= 1) { // NaN included
+		return bad("the document", ts.Doc)
+	}
+	for _, s := range ts.Spans {
+		if !(s.Score >= 0 && s.Score <= 1) {
+			return bad("a token", s.Score)
+		}
+	}
+	for i, v := range ts.LineScores {
+		if !(v >= 0 && v <= 1) {
+			return bad(fmt.Sprintf("line %d", i+1), v)
+		}
+	}
+	return nil
 }
 
 // checkSize enforces WithMaxInputBytes and WithMaxInputLines before any

@@ -271,11 +271,19 @@ func (p *Pruner) decision() Decision {
 // model), "lexical" (BM25) or a Scorer's Name (New).
 func (p *Pruner) Kind() string { return p.kind }
 
+// loadTokenizer reads the checkpoint's tokenizer files, or takes the
+// embedded Qwen3 tokenizer when the folder has none. A vocab.json that is
+// there but cannot be read (a dangling link an interrupted download left,
+// a link loop, no permission) is an error, not a reason to fall back.
 func loadTokenizer(dir string) (*tokenizer.Tokenizer, error) {
-	if _, err := os.Stat(filepath.Join(dir, "vocab.json")); err == nil {
-		return tokenizer.Load(dir)
+	path := filepath.Join(dir, "vocab.json")
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return tokenizer.Qwen3()
 	}
-	return tokenizer.Qwen3()
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("vocab.json: %w", err)
+	}
+	return tokenizer.Load(dir)
 }
 
 // encode adapts the tokenizer's tokens to the chunk package's.
