@@ -123,8 +123,9 @@ func (r *Result) KeptLines() []int {
 }
 
 // MarshalJSON encodes r in the one JSON shape of the library's front doors
-// (the CLI's -json, the server's /v1/prune, the MCP tools' _meta): the
-// fields under their snake_case names, plus kept_lines (KeptLines). lines,
+// (the CLI's -json, the server's /v1/prune; the MCP tools' _meta carries a
+// summary of it): the fields under their snake_case names, plus
+// kept_lines (KeptLines). lines,
 // kept_lines, placeholders and notes are arrays even when empty;
 // token_scores (token-level scorers only) and unpruned are left out when
 // empty. Unmarshalling the JSON into a Result restores its fields.

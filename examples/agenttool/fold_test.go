@@ -253,7 +253,7 @@ func TestFoldLexical(t *testing.T) {
 // TestFoldResultIsTheLibrarys: a Fold's output is the library's rendering,
 // placeholders included, and its Result is the one the library returns
 // when asked to keep the same lines, so the agent sees one placeholder
-// format and _meta one JSON shape.
+// format and Outcome.Result is the library's own.
 func TestFoldResultIsTheLibrarys(t *testing.T) {
 	ctx := context.Background()
 	const question = "how many retries and how long is the sleep between attempts?"
