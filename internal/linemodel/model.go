@@ -211,12 +211,28 @@ func readCapped(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > limit {
-		return nil, fmt.Errorf("%s has %d bytes, over the %d this model can have", name, st.Size(), limit)
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		if st.Size() > limit {
+			return nil, fmt.Errorf("%s has %d bytes, over the %d this model can have", name, st.Size(), limit)
+		}
+		size = st.Size()
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	// Sized from the stat, as os.ReadFile does: ReadAll's doubling would
+	// allocate up to twice the weights.
+	b := make([]byte, size+1)
+	n, err := io.ReadFull(f, b)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		b = b[:n] // the whole file
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", name, err)
+	default: // longer than its stat said: the rest, within the cap
+		rest, err := io.ReadAll(io.LimitReader(f, limit+1-int64(n)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		b = append(b, rest...)
 	}
 	if int64(len(b)) > limit {
 		return nil, fmt.Errorf("%s has over %d bytes, the most this model can have", name, limit)
