@@ -182,7 +182,12 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		return err
 	}
 	// A model that loads but cannot prune (or prunes to NaN) must not be
-	// served: run the health probe once before listening.
+	// served: warm it up (its first call compiles the graph, however long
+	// that takes), then run the health probe once before listening.
+	log.Info("warming up the model")
+	if err := h.WarmUp(ctx); err != nil {
+		return fmt.Errorf("model not served: %w", err)
+	}
 	if err := h.Check(ctx); err != nil {
 		return fmt.Errorf("model not served: %w", err) // err says the health check failed
 	}

@@ -309,6 +309,21 @@ func (h *Handler) Check(ctx context.Context) error {
 	return err
 }
 
+// WarmUp prunes the health input once, bounded by ctx alone: a model's
+// first call compiles its graph (tens of seconds for XLA, longer for a
+// large checkpoint on a CPU), which the health probe's timeout is not
+// meant to cover. Call it before serving, then Check.
+func (h *Handler) WarmUp(ctx context.Context) error {
+	res, err := h.base.Prune(ctx, healthQuery, healthText)
+	if err != nil {
+		return fmt.Errorf("warm-up prune failed: %w", err)
+	}
+	if err := checkFinite(res); err != nil {
+		return fmt.Errorf("warm-up prune: %w", err)
+	}
+	return nil
+}
+
 // probe prunes the health input. It does not take a pruning slot (the input
 // is tiny), so a busy server still reports on its model; its own timeout
 // bounds it, and a probe that overruns it counts as overrunning work.

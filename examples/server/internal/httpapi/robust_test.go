@@ -313,3 +313,22 @@ func TestNotFoundAndMethodJSON(t *testing.T) {
 		})
 	}
 }
+
+// A model whose first call is slow (a graph compiles) warms up without the
+// health probe's timeout; the probe then answers in time.
+func TestWarmUpBeforeHealth(t *testing.T) {
+	var first atomic.Bool
+	f := &fakeEngine{prune: func(context.Context, string, string) (*pruner.Result, error) {
+		if first.CompareAndSwap(false, true) {
+			time.Sleep(300 * time.Millisecond) // the compile
+		}
+		return okResult(0.5), nil
+	}}
+	_, h := fakeServer(t, Config{HealthTimeout: 100 * time.Millisecond}, f)
+	require.NoError(t, h.WarmUp(context.Background()))
+	require.NoError(t, h.Check(context.Background()))
+
+	nan := &fakeEngine{prune: func(context.Context, string, string) (*pruner.Result, error) { return okResult(math.NaN()), nil }}
+	_, hn := fakeServer(t, Config{}, nan)
+	assert.ErrorContains(t, hn.WarmUp(context.Background()), "warm-up prune")
+}
