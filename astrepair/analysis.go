@@ -956,6 +956,7 @@ func (b *builder) linkCompanions() {
 		}
 	}
 	b.linkJSNames(extra)
+	b.linkPyNonlocal(extra)
 	if len(extra) == 0 {
 		return
 	}
@@ -1063,6 +1064,97 @@ func (b *builder) linkJSNames(extra map[int32][]skelRow) {
 			}
 		}
 	}
+}
+
+// linkPyNonlocal adds to extra, for each nonlocal statement, a statement
+// of the enclosing function that binds each name it lists: Python's
+// compiler refuses "nonlocal x" without one ("no binding for nonlocal 'x'
+// found"), which ast.parse and tree-sitter accept. A name the enclosing
+// function takes as a parameter needs nothing: its header stays with the
+// nested function's.
+func (b *builder) linkPyNonlocal(extra map[int32][]skelRow) {
+	if b.a.lang != syntax.Python {
+		return
+	}
+	nodes := b.nodes
+	enclosingDef := func(i int) int {
+		for q := nodes[i].Parent; q >= 0; q = nodes[q].Parent {
+			if nodes[q].Type() == "function_definition" {
+				return int(q)
+			}
+		}
+		return -1
+	}
+	// binds says whether leaf n (an identifier) is assigned to.
+	binds := func(n int) bool {
+		p := nodes[n].Parent
+		if p < 0 {
+			return false
+		}
+		switch nodes[p].Type() {
+		case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
+			return nodes[n].Field() == "left"
+		case "named_expression":
+			return nodes[n].Field() == "name"
+		case "pattern_list", "tuple_pattern", "list_pattern", "as_pattern_target":
+			return true
+		}
+		return false
+	}
+	for i := range nodes {
+		if b.stop() {
+			return
+		}
+		if nodes[i].Type() != "nonlocal_statement" {
+			continue
+		}
+		it := b.owner[i]
+		outer := enclosingDef(i)
+		if it < 0 || outer < 0 {
+			continue
+		}
+		if outer = enclosingDef(outer); outer < 0 {
+			continue // at module or class level: the compiler's error either way
+		}
+		for c := i + 1; c < int(nodes[i].End); c++ {
+			if !nodes[c].Leaf() || nodes[c].Type() != "identifier" {
+				continue
+			}
+			name := b.text(c)
+			if row := b.pyBinding(outer, name, binds); row >= 0 {
+				extra[it] = append(extra[it], skelRow{row: row, reason: ReasonDependency})
+			}
+		}
+	}
+}
+
+// pyBinding returns the row of the first statement of function node fn
+// that binds name in fn's own scope (-1 if none): an assignment, a loop
+// or with target, a walrus, or a nested def or class of that name. Nested
+// functions, lambdas and classes have scopes of their own, so only their
+// names count.
+func (b *builder) pyBinding(fn int, name string, binds func(int) bool) int32 {
+	nodes := b.nodes
+	for n := fn + 1; n < int(nodes[fn].End); {
+		switch t := nodes[n].Type(); t {
+		case "function_definition", "class_definition", "lambda":
+			for k := n + 1; t != "lambda" && k < int(nodes[n].End); k = int(nodes[k].End) {
+				if nodes[k].Field() == "name" && b.text(k) == name {
+					return int32(nodes[n].StartRow)
+				}
+			}
+			n = int(nodes[n].End)
+			continue
+		case "identifier":
+			if nodes[n].Leaf() && b.text(n) == name && binds(n) {
+				if o := b.owner[n]; o >= 0 {
+					return b.a.items[o].start
+				}
+			}
+		}
+		n++
+	}
+	return -1
 }
 
 // hasField says whether node i has a child under field f.

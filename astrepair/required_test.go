@@ -4,6 +4,7 @@ import (
 	"context"
 	"go/parser"
 	"go/token"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -147,5 +148,71 @@ func TestJSNamesRequired(t *testing.T) {
 				require.Contains(t, cost, r, "a budget pays for row %d", r)
 			}
 		})
+	}
+}
+
+const pyNonlocal = `import socket
+
+
+def run_tests(self):
+    subtest = None
+    socket_closed = False
+
+    def on_close(sock):
+        nonlocal socket_closed
+        socket_closed = True
+
+    def record(test, st):
+        nonlocal subtest
+        subtest = st
+
+    for attempt in range(3):
+        record(self, attempt)
+    return subtest, socket_closed
+
+
+def with_param(flag):
+    def inner():
+        nonlocal flag
+        flag = not flag
+    return inner
+`
+
+// TestPyNonlocalRequired: Python's compiler refuses "nonlocal x" unless the
+// enclosing function binds x ("no binding for nonlocal 'x' found"), which
+// ast.parse and tree-sitter accept; the binding stays with the statement,
+// with no dependency hops. A parameter needs nothing more.
+func TestPyNonlocalRequired(t *testing.T) {
+	ctx := context.Background()
+	a, err := Analyze(ctx, pyNonlocal, syntax.Python)
+	require.NoError(t, err)
+	tests := []struct {
+		line int // 0-based
+		want []int
+		not  []int
+	}{
+		{8, []int{5}, []int{4}},  // nonlocal socket_closed: socket_closed = False
+		{12, []int{4}, []int{5}}, // nonlocal subtest: subtest = None
+		{22, []int{20}, nil},     // nonlocal flag: the parameter, in the header
+	}
+	for _, tc := range tests {
+		keep := make([]bool, a.Lines())
+		keep[tc.line] = true
+		rep, err := a.Repair(ctx, keep, WithMaxHops(0))
+		require.NoError(t, err)
+		for _, r := range tc.want {
+			require.True(t, rep.Keep[r], "line %d needs row %d", tc.line, r)
+		}
+		for _, r := range tc.not {
+			require.False(t, rep.Keep[r], "line %d does not need row %d", tc.line, r)
+		}
+		if _, err := exec.LookPath("python3"); err == nil {
+			out, err := a.Render(ctx, rep.Keep)
+			require.NoError(t, err)
+			cmd := exec.Command("python3", "-c", "import sys; compile(sys.stdin.read(), 'x.py', 'exec')")
+			cmd.Stdin = strings.NewReader(out.Text)
+			msg, err := cmd.CombinedOutput()
+			require.NoError(t, err, "keeping line %d:\n%s\n%s", tc.line, out.Text, msg)
+		}
 	}
 }
