@@ -906,7 +906,7 @@ func (b *builder) buildSkeletons(owned csrOwned) {
 func (b *builder) linkCompanions() {
 	a := b.a
 	extra := map[int32][]skelRow{} // item -> rows added after its skeleton
-	var pending []int32
+	var pending, docs []int32
 	for i := range b.nodes {
 		if b.stop() {
 			return
@@ -914,7 +914,7 @@ func (b *builder) linkCompanions() {
 		if !b.container[i] {
 			continue
 		}
-		pending = pending[:0]
+		pending, docs = pending[:0], docs[:0]
 		isMatch := b.a.lang == syntax.Python && i > 0 && b.nodes[b.nodes[i].Parent].Type() == "match_statement"
 		for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
 			if b.stop() {
@@ -940,8 +940,18 @@ func (b *builder) linkCompanions() {
 				continue
 			}
 			if strings.Contains(typ, "comment") {
+				if b.rustOuterDoc(c) {
+					docs = append(docs, idx)
+				}
 				continue
 			}
+			// A Rust outer doc comment (///, /** */) is an attribute of
+			// the item after it: it cannot end a block or the file, so it
+			// brings the item's header (the item does not bring its docs).
+			for _, d := range docs {
+				extra[d] = append(extra[d], skelRow{row: a.items[idx].start, reason: ReasonScope})
+			}
+			docs = docs[:0]
 			for _, p := range pending {
 				for _, s := range a.skelOf(p) {
 					extra[idx] = append(extra[idx], skelRow{row: s.row, reason: ReasonScope})
@@ -973,6 +983,22 @@ func (b *builder) linkCompanions() {
 		it.skel, it.skelEnd = start, int32(len(skels))
 	}
 	a.skels = skels
+}
+
+// rustOuterDoc says whether node c is a Rust outer doc comment: "///"
+// but not "////", or "/**" but not "/***" or "/**/".
+func (b *builder) rustOuterDoc(c int) bool {
+	if b.a.lang != syntax.Rust {
+		return false
+	}
+	t := b.text(c)
+	switch {
+	case strings.HasPrefix(t, "///"):
+		return !strings.HasPrefix(t, "////")
+	case strings.HasPrefix(t, "/**"):
+		return !strings.HasPrefix(t, "/***") && !strings.HasPrefix(t, "/**/")
+	}
+	return false
 }
 
 // linkJSNames adds to extra the declarations that JavaScript and

@@ -216,3 +216,73 @@ func TestPyNonlocalRequired(t *testing.T) {
 		}
 	}
 }
+
+const rustDocs = `//! Filters on file owners.
+
+/// Filter based on time ranges.
+pub enum TimeFilter {
+    Before(u64),
+    After(u64),
+}
+
+impl TimeFilter {
+    //// Not a doc comment: four slashes.
+    /// Whether the filter holds for t.
+    #[inline]
+    pub fn applies_to(&self, t: u64) -> bool {
+        match self {
+            TimeFilter::Before(x) => t < *x,
+            TimeFilter::After(x) => t > *x,
+        }
+    }
+
+    /** The cut-off. */
+    pub fn limit(&self) -> u64 {
+        match self {
+            TimeFilter::Before(x) | TimeFilter::After(x) => *x,
+        }
+    }
+}
+`
+
+// TestRustDocCommentBringsItsItem: rustc refuses an outer doc comment
+// (///, /** */) with no item after it ("expected item after doc comment",
+// E0584 in a block), which tree-sitter accepts; a kept doc comment brings
+// its item's header, attributes between them included. The item does not
+// bring its docs.
+func TestRustDocCommentBringsItsItem(t *testing.T) {
+	ctx := context.Background()
+	a, err := Analyze(ctx, rustDocs, syntax.Rust)
+	require.NoError(t, err)
+	tests := []struct {
+		line int // 0-based
+		want []int
+		not  []int
+	}{
+		{2, []int{3, 6}, nil},      // /// before the enum: its header and closing brace
+		{10, []int{11, 12}, nil},   // /// then #[inline]: the fn's header
+		{19, []int{20}, []int{10}}, // /** */ before a fn
+		{9, nil, []int{12}},        // //// is a plain comment
+		{12, nil, []int{10, 19}},   // the fn alone does not keep its docs
+	}
+	for _, tc := range tests {
+		keep := make([]bool, a.Lines())
+		keep[tc.line] = true
+		rep, err := a.Repair(ctx, keep, WithMaxHops(0))
+		require.NoError(t, err)
+		for _, r := range tc.want {
+			require.True(t, rep.Keep[r], "line %d needs row %d", tc.line, r)
+		}
+		for _, r := range tc.not {
+			require.False(t, rep.Keep[r], "line %d does not need row %d", tc.line, r)
+		}
+		if _, err := exec.LookPath("rustfmt"); err == nil {
+			out, err := a.Render(ctx, rep.Keep)
+			require.NoError(t, err)
+			cmd := exec.Command("rustfmt", "--edition", "2021", "--emit", "stdout")
+			cmd.Stdin = strings.NewReader(out.Text)
+			msg, err := cmd.CombinedOutput()
+			require.NoError(t, err, "keeping line %d:\n%s\n%s", tc.line, out.Text, msg)
+		}
+	}
+}
