@@ -1001,6 +1001,10 @@ func (b *builder) rustOuterDoc(c int) bool {
 	return false
 }
 
+// maxClassNesting bounds how many enclosing classes a private name is
+// looked up through.
+const maxClassNesting = 64
+
 // linkJSNames adds to extra the declarations that JavaScript and
 // TypeScript refuse to parse without, whatever the dependency hops: the
 // class member declaring a private name (#cache) for each item that uses
@@ -1025,13 +1029,31 @@ func (b *builder) linkJSNames(extra map[int32][]skelRow) {
 		}
 		return false
 	}
-	classBody := func(i int) int32 {
-		for q := nodes[i].Parent; q >= 0; q = nodes[q].Parent {
-			if nodes[q].Type() == "class_body" {
-				return q
-			}
+	// cb[i] is the class body nearest above node i (-1 for none), in one
+	// preorder pass: walking the parents per private name was quadratic
+	// in the nesting depth.
+	var cb []int32
+	for i := range nodes {
+		if nodes[i].Type() == "private_property_identifier" {
+			cb = make([]int32, len(nodes))
+			break
 		}
-		return -1
+	}
+	for i := range cb {
+		switch p := nodes[i].Parent; {
+		case p < 0:
+			cb[i] = -1
+		case nodes[p].Type() == "class_body":
+			cb[i] = p
+		default:
+			cb[i] = cb[p]
+		}
+	}
+	classBody := func(i int) int32 {
+		if cb == nil {
+			return -1
+		}
+		return cb[i]
 	}
 	type privKey struct {
 		body int32
@@ -1059,8 +1081,9 @@ func (b *builder) linkJSNames(extra map[int32][]skelRow) {
 				continue
 			}
 			// Through the nested classes outwards: the nearest that
-			// declares the name.
-			for body := classBody(i); body >= 0; body = classBody(int(body)) {
+			// declares the name (within maxClassNesting, so that the work
+			// stays linear whatever the nesting).
+			for body, depth := classBody(i), 0; body >= 0 && depth < maxClassNesting; body, depth = classBody(int(body)), depth+1 {
 				if row, ok := decl[privKey{body, b.text(i)}]; ok {
 					if it := b.owner[i]; it >= 0 {
 						extra[it] = append(extra[it], skelRow{row: row, reason: ReasonDependency})
@@ -1103,14 +1126,29 @@ func (b *builder) linkPyNonlocal(extra map[int32][]skelRow) {
 		return
 	}
 	nodes := b.nodes
-	enclosingDef := func(i int) int {
-		for q := nodes[i].Parent; q >= 0; q = nodes[q].Parent {
-			if nodes[q].Type() == "function_definition" {
-				return int(q)
-			}
+	// fdef[i] is the function definition nearest above node i (-1 for
+	// none), in one preorder pass, made only when a nonlocal is there.
+	var fdef []int32
+	for i := range nodes {
+		if nodes[i].Type() == "nonlocal_statement" {
+			fdef = make([]int32, len(nodes))
+			break
 		}
-		return -1
 	}
+	if fdef == nil {
+		return
+	}
+	for i := range fdef {
+		switch p := nodes[i].Parent; {
+		case p < 0:
+			fdef[i] = -1
+		case nodes[p].Type() == "function_definition":
+			fdef[i] = p
+		default:
+			fdef[i] = fdef[p]
+		}
+	}
+	enclosingDef := func(i int) int { return int(fdef[i]) }
 	// binds says whether leaf n (an identifier) is assigned to.
 	binds := func(n int) bool {
 		p := nodes[n].Parent
@@ -1118,7 +1156,7 @@ func (b *builder) linkPyNonlocal(extra map[int32][]skelRow) {
 			return false
 		}
 		switch nodes[p].Type() {
-		case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
+		case "assignment", "augmented_assignment", "for_statement":
 			return nodes[n].Field() == "left"
 		case "named_expression":
 			return nodes[n].Field() == "name"
@@ -1127,6 +1165,7 @@ func (b *builder) linkPyNonlocal(extra map[int32][]skelRow) {
 		}
 		return false
 	}
+	bindings := map[int]map[string]int32{} // function node -> its scope's first bindings
 	for i := range nodes {
 		if b.stop() {
 			return
@@ -1147,40 +1186,68 @@ func (b *builder) linkPyNonlocal(extra map[int32][]skelRow) {
 				continue
 			}
 			name := b.text(c)
-			if row := b.pyBinding(outer, name, binds); row >= 0 {
+			scope, ok := bindings[outer]
+			if !ok {
+				scope = b.pyBindings(outer, binds)
+				bindings[outer] = scope
+			}
+			if row, ok := scope[name]; ok {
 				extra[it] = append(extra[it], skelRow{row: row, reason: ReasonDependency})
 			}
 		}
 	}
 }
 
-// pyBinding returns the row of the first statement of function node fn
-// that binds name in fn's own scope (-1 if none): an assignment, a loop
-// or with target, a walrus, or a nested def or class of that name. Nested
-// functions, lambdas and classes have scopes of their own, so only their
-// names count.
-func (b *builder) pyBinding(fn int, name string, binds func(int) bool) int32 {
+// pyBindings returns, for function node fn, the row of the first
+// statement binding each name in fn's own scope: an assignment, a loop or
+// with target, a walrus (also inside a comprehension, where it binds in
+// fn), or a nested def or class of that name. Nested functions, lambdas,
+// classes and comprehensions have scopes of their own, so only their
+// names (and the walrus targets of comprehensions) count. One pass over
+// fn, skipping those scopes: each node is read by the scan of its own
+// function only.
+func (b *builder) pyBindings(fn int, binds func(int) bool) map[string]int32 {
 	nodes := b.nodes
+	out := map[string]int32{}
+	first := func(name string, row int32) {
+		if _, ok := out[name]; !ok {
+			out[name] = row
+		}
+	}
 	for n := fn + 1; n < int(nodes[fn].End); {
 		switch t := nodes[n].Type(); t {
-		case "function_definition", "class_definition", "lambda":
-			for k := n + 1; t != "lambda" && k < int(nodes[n].End); k = int(nodes[k].End) {
-				if nodes[k].Field() == "name" && b.text(k) == name {
-					return int32(nodes[n].StartRow)
+		case "function_definition", "class_definition":
+			for k := n + 1; k < int(nodes[n].End); k = int(nodes[k].End) {
+				if nodes[k].Field() == "name" {
+					first(b.text(k), int32(nodes[n].StartRow))
+					break
+				}
+			}
+			n = int(nodes[n].End)
+			continue
+		case "lambda":
+			n = int(nodes[n].End)
+			continue
+		case "list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression":
+			for k := n + 1; k < int(nodes[n].End); k++ {
+				if nodes[k].Type() == "identifier" && nodes[k].Field() == "name" && nodes[nodes[k].Parent].Type() == "named_expression" {
+					if o := b.owner[k]; o >= 0 {
+						first(b.text(k), b.a.items[o].start)
+					}
 				}
 			}
 			n = int(nodes[n].End)
 			continue
 		case "identifier":
-			if nodes[n].Leaf() && b.text(n) == name && binds(n) {
+			if nodes[n].Leaf() && binds(n) {
 				if o := b.owner[n]; o >= 0 {
-					return b.a.items[o].start
+					first(b.text(n), b.a.items[o].start)
 				}
 			}
 		}
 		n++
 	}
-	return -1
+	return out
 }
 
 // hasField says whether node i has a child under field f.
