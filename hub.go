@@ -100,6 +100,9 @@ func Download(ctx context.Context, name string, opts ...Option) (string, error) 
 			return "", fmt.Errorf("pruner: %w", err)
 		}
 	}
+	if err := cfg.check(); err != nil {
+		return "", fmt.Errorf("pruner: %w", err) // before gigabytes come down for a Load that would refuse them
+	}
 	dir, err := download(ctx, name, cfg.hub)
 	if err != nil {
 		return "", fmt.Errorf("pruner: %w", err)

@@ -215,3 +215,16 @@ func TestDownloadProgressTo(t *testing.T) {
 	)
 	assert.Equal(t, want, lines)
 }
+
+// Download refuses options Load would refuse, before anything is fetched.
+func TestDownloadChecksOptionsFirst(t *testing.T) {
+	s, _, _ := fakeHub(t, "tiny-swepruner")
+	for _, opts := range [][]pruner.Option{
+		{pruner.WithSWEPrunerCompat(), pruner.WithTokenBudget(50)},
+		{pruner.WithLanguage("klingon")},
+	} {
+		_, err := pruner.Download(context.Background(), "hf:acme/tiny-swepruner", opts...)
+		require.ErrorIs(t, err, pruner.ErrOption)
+	}
+	assert.Empty(t, s.Requests())
+}

@@ -205,7 +205,7 @@ func WithLanguage(lang string) Option {
 				return fmt.Errorf("%w: %w", ErrOption, err)
 			}
 		}
-		c.language = lang
+		c.language = strings.TrimSpace(lang)
 		return nil
 	}
 }

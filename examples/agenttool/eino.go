@@ -101,8 +101,10 @@ func splitQuestion(in *compose.ToolInput) (string, *compose.ToolInput) {
 }
 
 // drain reads r until its end or until more than limit bytes are read,
-// whichever comes first, stopping when ctx is done. It returns the chunks
-// read and their total size; r stays open.
+// whichever comes first, stopping when ctx is done between chunks (a
+// chunk the tool never sends is waited for: eino's Recv takes no
+// context). It returns the chunks read and their total size; r stays
+// open.
 func drain(ctx context.Context, r *schema.StreamReader[string], limit int) (chunks []string, size int, err error) {
 	for size <= limit {
 		if err := ctx.Err(); err != nil {
@@ -122,7 +124,8 @@ func drain(ctx context.Context, r *schema.StreamReader[string], limit int) (chun
 }
 
 // resume returns a stream of chunks, then what is left of r, then note; it
-// closes r when done.
+// closes r when done. Its copying goroutine ends when the stream is read to
+// its end or closed by the consumer, as eino requires of every consumer.
 func resume(chunks []string, r *schema.StreamReader[string], note string) *schema.StreamReader[string] {
 	out, w := schema.Pipe[string](1)
 	go func() {

@@ -486,6 +486,11 @@ func (w *Workspace) search(ctx context.Context, re *regexp.Regexp, start string)
 		}
 		if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 			if re.Match(data) {
+				if w.maxMatches > 0 && matches == w.maxMatches {
+					fmt.Fprintf(&b, "[search stopped after %d matching lines; narrow the pattern or the path]\n", matches)
+					return fs.SkipAll
+				}
+				matches++
 				fmt.Fprintf(&b, "Binary file %s matches\n", name)
 			}
 			return nil

@@ -415,3 +415,21 @@ func TestMCPMetaIsASummary(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, len(meta), len(text)+4096, "meta %d bytes for %d of content", len(meta), len(text))
 }
+
+// "Binary file X matches" rows count toward the match cap too.
+func TestMCPSearchCapsBinaryMatches(t *testing.T) {
+	root := t.TempDir()
+	for i := range 5 {
+		require.NoError(t, os.WriteFile(filepath.Join(root, fmt.Sprintf("b%d.bin", i)), []byte("needle\x00"), 0o644))
+	}
+	w, err := NewWorkspace(root, newFolder(t, 1), WithMaxMatches(2))
+	require.NoError(t, err)
+	defer w.Close()
+	req := mcp.CallToolRequest{}
+	req.Params.Arguments = map[string]any{"pattern": "needle"}
+	res, err := w.searchPruned(context.Background(), req)
+	require.NoError(t, err)
+	text := res.Content[0].(mcp.TextContent).Text
+	assert.Equal(t, 2, strings.Count(text, "Binary file"), text)
+	assert.Contains(t, text, "[search stopped after 2 matching lines")
+}

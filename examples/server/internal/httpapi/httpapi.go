@@ -418,7 +418,7 @@ func (h *Handler) prune(w http.ResponseWriter, r *http.Request) {
 	if req.ChunkOverlapTokens != nil {
 		overlap = *req.ChunkOverlapTokens
 	}
-	p, err := h.base.With(pruner.WithSWEPrunerCompat(), pruner.WithThreshold(threshold),
+	p, err := h.base.With(pruner.WithoutBudget(), pruner.WithSWEPrunerCompat(), pruner.WithThreshold(threshold),
 		pruner.WithOverlap(overlap), pruner.WithKeepFirstLine(req.AlwaysKeepFirstFrags))
 	if err != nil {
 		h.fail(w, r, http.StatusBadRequest, err)
