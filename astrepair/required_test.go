@@ -209,24 +209,7 @@ func TestPyNonlocalRequired(t *testing.T) {
 	require.True(t, rep.Keep[2], "x = 0")
 	require.False(t, rep.Keep[1], "the comprehension binds nothing in outer")
 	for _, tc := range tests {
-		keep := make([]bool, a.Lines())
-		keep[tc.line] = true
-		rep, err := a.Repair(ctx, keep, WithMaxHops(0))
-		require.NoError(t, err)
-		for _, r := range tc.want {
-			require.True(t, rep.Keep[r], "line %d needs row %d", tc.line, r)
-		}
-		for _, r := range tc.not {
-			require.False(t, rep.Keep[r], "line %d does not need row %d", tc.line, r)
-		}
-		if _, err := exec.LookPath("python3"); err == nil {
-			out, err := a.Render(ctx, rep.Keep)
-			require.NoError(t, err)
-			cmd := exec.Command("python3", "-c", "import sys; compile(sys.stdin.read(), 'x.py', 'exec')")
-			cmd.Stdin = strings.NewReader(out.Text)
-			msg, err := cmd.CombinedOutput()
-			require.NoError(t, err, "keeping line %d:\n%s\n%s", tc.line, out.Text, msg)
-		}
+		checkKeptAlone(t, a, tc.line, tc.want, tc.not, "python3", "-c", "import sys; compile(sys.stdin.read(), 'x.py', 'exec')")
 	}
 }
 
@@ -279,24 +262,7 @@ func TestRustDocCommentBringsItsItem(t *testing.T) {
 		{12, nil, []int{10, 19}},   // the fn alone does not keep its docs
 	}
 	for _, tc := range tests {
-		keep := make([]bool, a.Lines())
-		keep[tc.line] = true
-		rep, err := a.Repair(ctx, keep, WithMaxHops(0))
-		require.NoError(t, err)
-		for _, r := range tc.want {
-			require.True(t, rep.Keep[r], "line %d needs row %d", tc.line, r)
-		}
-		for _, r := range tc.not {
-			require.False(t, rep.Keep[r], "line %d does not need row %d", tc.line, r)
-		}
-		if _, err := exec.LookPath("rustfmt"); err == nil {
-			out, err := a.Render(ctx, rep.Keep)
-			require.NoError(t, err)
-			cmd := exec.Command("rustfmt", "--edition", "2021", "--emit", "stdout")
-			cmd.Stdin = strings.NewReader(out.Text)
-			msg, err := cmd.CombinedOutput()
-			require.NoError(t, err, "keeping line %d:\n%s\n%s", tc.line, out.Text, msg)
-		}
+		checkKeptAlone(t, a, tc.line, tc.want, tc.not, "rustfmt", "--edition", "2021", "--emit", "stdout")
 	}
 }
 
@@ -326,4 +292,32 @@ func TestNameRulesStayLinear(t *testing.T) {
 		require.NoError(t, err, "%s: %d bytes", tc.lang, len(tc.text))
 		require.Less(t, time.Since(start), time.Minute, "%s", tc.lang)
 	}
+}
+
+// checkKeptAlone repairs a mask keeping only line (0-based) with no
+// dependency hops, requires the rows of want kept and those of not left
+// out, and, when the language's own front end (judge, reading the source
+// on stdin) is on this machine, that it accepts the rendered output.
+func checkKeptAlone(t *testing.T, a *Analysis, line int, want, not []int, judge ...string) {
+	t.Helper()
+	ctx := context.Background()
+	keep := make([]bool, a.Lines())
+	keep[line] = true
+	rep, err := a.Repair(ctx, keep, WithMaxHops(0))
+	require.NoError(t, err)
+	for _, r := range want {
+		require.True(t, rep.Keep[r], "line %d needs row %d", line, r)
+	}
+	for _, r := range not {
+		require.False(t, rep.Keep[r], "line %d does not need row %d", line, r)
+	}
+	if _, err := exec.LookPath(judge[0]); err != nil {
+		return
+	}
+	out, err := a.Render(ctx, rep.Keep)
+	require.NoError(t, err)
+	cmd := exec.Command(judge[0], judge[1:]...)
+	cmd.Stdin = strings.NewReader(out.Text)
+	msg, err := cmd.CombinedOutput()
+	require.NoError(t, err, "keeping line %d:\n%s\n%s", line, out.Text, msg)
 }
