@@ -1001,6 +1001,34 @@ func (b *builder) rustOuterDoc(c int) bool {
 	return false
 }
 
+// hasNode says whether the parse has a node of type typ.
+func (b *builder) hasNode(typ string) bool {
+	for i := range b.nodes {
+		if b.nodes[i].Type() == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// nearestAbove returns, for every node, the nearest proper ancestor of
+// type typ (-1 for none), in one preorder pass (a parent comes before its
+// children), so that lookups cost nothing per node however deep.
+func (b *builder) nearestAbove(typ string) []int32 {
+	out := make([]int32, len(b.nodes))
+	for i := range b.nodes {
+		switch p := b.nodes[i].Parent; {
+		case p < 0:
+			out[i] = -1
+		case b.nodes[p].Type() == typ:
+			out[i] = p
+		default:
+			out[i] = out[p]
+		}
+	}
+	return out
+}
+
 // maxClassNesting bounds how many enclosing classes a private name is
 // looked up through.
 const maxClassNesting = 64
@@ -1029,25 +1057,11 @@ func (b *builder) linkJSNames(extra map[int32][]skelRow) {
 		}
 		return false
 	}
-	// cb[i] is the class body nearest above node i (-1 for none), in one
-	// preorder pass: walking the parents per private name was quadratic
-	// in the nesting depth.
+	// cb[i] is the class body nearest above node i: walking the parents
+	// per private name was quadratic in the nesting depth.
 	var cb []int32
-	for i := range nodes {
-		if nodes[i].Type() == "private_property_identifier" {
-			cb = make([]int32, len(nodes))
-			break
-		}
-	}
-	for i := range cb {
-		switch p := nodes[i].Parent; {
-		case p < 0:
-			cb[i] = -1
-		case nodes[p].Type() == "class_body":
-			cb[i] = p
-		default:
-			cb[i] = cb[p]
-		}
+	if b.hasNode("private_property_identifier") {
+		cb = b.nearestAbove("class_body")
 	}
 	classBody := func(i int) int32 {
 		if cb == nil {
@@ -1126,28 +1140,10 @@ func (b *builder) linkPyNonlocal(extra map[int32][]skelRow) {
 		return
 	}
 	nodes := b.nodes
-	// fdef[i] is the function definition nearest above node i (-1 for
-	// none), in one preorder pass, made only when a nonlocal is there.
-	var fdef []int32
-	for i := range nodes {
-		if nodes[i].Type() == "nonlocal_statement" {
-			fdef = make([]int32, len(nodes))
-			break
-		}
-	}
-	if fdef == nil {
+	if !b.hasNode("nonlocal_statement") {
 		return
 	}
-	for i := range fdef {
-		switch p := nodes[i].Parent; {
-		case p < 0:
-			fdef[i] = -1
-		case nodes[p].Type() == "function_definition":
-			fdef[i] = p
-		default:
-			fdef[i] = fdef[p]
-		}
-	}
+	fdef := b.nearestAbove("function_definition")
 	enclosingDef := func(i int) int { return int(fdef[i]) }
 	// binds says whether leaf n (an identifier) is assigned to.
 	binds := func(n int) bool {
