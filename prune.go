@@ -221,12 +221,13 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 		scores[i] = s.Score
 	}
 	lineScores := swecompat.AggregateLines(text, spans, scores)
-	always := p.compatAlways(text)
+	lines := swecompat.SplitLines(text)
+	always := p.compatAlways(lines)
 	kept := swecompat.KeptLinesAlways(text, lineScores, p.threshold(), func(n int) bool { return always[n] })
 	pruned, phs := swecompat.RenderLinesMapped(text, kept)
 	res := &Result{Text: pruned, Placeholders: compatPlaceholders(phs)}
 	res.src = &expandSource{p: p, text: text, compat: true}
-	n := len(swecompat.SplitLines(text))
+	n := len(lines)
 	res.Lines = make([]Line, n)
 	for i := range res.Lines {
 		num := i + 1
@@ -253,8 +254,7 @@ func (p *Pruner) renderCompat(text string, ts *tokenScores) *Result {
 // service's always_keep_first_frags, and the last line and the lines
 // WithKeepLines matches, which the service has no option for, selected the
 // same way (before its one-line gap filling).
-func (p *Pruner) compatAlways(text string) []bool {
-	lines := swecompat.SplitLines(text)
+func (p *Pruner) compatAlways(lines []string) []bool {
 	always := make([]bool, len(lines)+1)
 	if len(lines) == 0 {
 		return always
