@@ -397,18 +397,7 @@ func (f *Folder) refold(ctx context.Context, output string, lines []chunk.Line, 
 		i = j
 	}
 	// The added lines as runs: ranges that do not overlap.
-	var ranges []pruner.LineRange
-	for i := 0; i < len(keep); i++ {
-		if why[i] == pruner.ReasonNone {
-			continue
-		}
-		j := i
-		for j+1 < len(keep) && why[j+1] != pruner.ReasonNone {
-			j++
-		}
-		ranges = append(ranges, pruner.LineRange{First: i + 1, Last: j + 1})
-		i = j
-	}
+	ranges := runs(len(keep), func(i int) bool { return why[i] != pruner.ReasonNone })
 	cp, err := res.ExpandContext(ctx, ranges...)
 	if err != nil {
 		return nil, fmt.Errorf("agenttool: render: %w", err)
@@ -485,4 +474,22 @@ func numbered(res *pruner.Result) string {
 		b.WriteString(res.Text[l.Start:l.TermEnd])
 	}
 	return b.String()
+}
+
+// runs returns the maximal runs of the lines 0..n-1 for which in holds, as
+// 1-based line ranges in order.
+func runs(n int, in func(i int) bool) []pruner.LineRange {
+	var out []pruner.LineRange
+	for i := 0; i < n; i++ {
+		if !in(i) {
+			continue
+		}
+		j := i
+		for j+1 < n && in(j+1) {
+			j++
+		}
+		out = append(out, pruner.LineRange{First: i + 1, Last: j + 1})
+		i = j
+	}
+	return out
 }

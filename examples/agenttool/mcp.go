@@ -71,23 +71,18 @@ func summarize(res *pruner.Result) *Summary {
 		return nil
 	}
 	s := &Summary{
-		Lines: len(res.Lines), KeptLines: []pruner.LineRange{}, Placeholders: res.Placeholders,
-		Score: res.Score, Tokens: res.Tokens, Language: res.Language, Scorer: res.Scorer,
+		Lines:        len(res.Lines),
+		KeptLines:    runs(len(res.Lines), func(i int) bool { return res.Lines[i].Kept }),
+		Placeholders: res.Placeholders,
+		Score:        res.Score, Tokens: res.Tokens, Language: res.Language, Scorer: res.Scorer,
 		Unpruned: res.Unpruned, Notes: res.Notes,
+	}
+	// Arrays, never null, as the library's own JSON.
+	if s.KeptLines == nil {
+		s.KeptLines = []pruner.LineRange{}
 	}
 	if s.Placeholders == nil {
 		s.Placeholders = []pruner.Placeholder{}
-	}
-	for i := 0; i < len(res.Lines); i++ {
-		if !res.Lines[i].Kept {
-			continue
-		}
-		j := i
-		for j+1 < len(res.Lines) && res.Lines[j+1].Kept {
-			j++
-		}
-		s.KeptLines = append(s.KeptLines, pruner.LineRange{First: i + 1, Last: j + 1})
-		i = j
 	}
 	return s
 }
