@@ -22,6 +22,14 @@ type nameRow struct {
 	rank  uint8
 	label string
 	short string // what a placeholder too narrow for label shows ("" : label cut)
+	// first and last are the rows of the whole definition or record (its
+	// decorators and doc comment included): what unfolding the name shows.
+	first, last int32
+	// key is the bare name: a definition's identifier (`do` of `func (c
+	// *Client) do`), "" for a record (its label is its name); qual the
+	// name qualified by its enclosing definition or receiver (`Client.do`),
+	// "" for none.
+	key, qual string
 }
 
 // Naming bounds the names a placeholder shows.
@@ -231,9 +239,16 @@ var definitionTypes = set("type_spec", "type_alias_declaration", "type_item", "c
 // collectNames records, for every definition of the parse, the row of its
 // name and its label: the name's line from its first non-blank character
 // through the name (`func (c *Client) do`, `class Retry`, `def dedent`),
-// ranked by nesting depth.
+// ranked by nesting depth; and the rows the definition spans, its bare
+// name and its name qualified by the definition around it, for Lookup.
+// File-level variables and constants are named too (`var maxRetries`,
+// `const x`, `MAX = 3`, `#define N`), ranked after the functions and types
+// beside them.
 func (b *builder) collectNames() {
 	depth := make([]uint8, len(b.nodes))
+	// encl holds, per node, 1 + the index in b.a.names of the innermost
+	// definition around it (0: none), to qualify the names inside.
+	encl := make([]int32, len(b.nodes))
 	for i := range b.nodes {
 		if b.stop() {
 			return
@@ -241,28 +256,211 @@ func (b *builder) collectNames() {
 		nd := &b.nodes[i]
 		if i > 0 {
 			depth[i] = depth[nd.Parent]
+			encl[i] = encl[nd.Parent]
 		}
 		if !nd.Named() || i == 0 {
 			continue
 		}
 		typ := nd.Type()
-		if !b.definition(i, typ) {
-			continue
+		var label, short string
+		name, rank := -1, depth[i]
+		if b.definition(i, typ) {
+			if name = b.defName(i); name < 0 {
+				continue
+			}
+			label, short = b.defLabel(i, name)
+		} else {
+			var kw string
+			if name, kw = b.variable(i, typ); name < 0 {
+				continue
+			}
+			if kw != "" {
+				label = kw + " " + cutLabel(cleanLabel(b.text(name)), maxLabel)
+			} else {
+				label, short = b.defLabel(i, name)
+			}
+			rank = min(rank, 254) + 1
 		}
-		name := b.defName(i)
-		if name < 0 {
-			continue
-		}
-		label, short := b.defLabel(i, name)
 		if label == "" {
 			continue
 		}
-		b.a.names = append(b.a.names, nameRow{row: int32(b.nodes[name].StartRow), rank: depth[i], label: label, short: short})
+		key := cutLabel(cleanLabel(b.text(name)), maxLabel)
+		qual := ""
+		if e := encl[i]; e > 0 {
+			qual = b.a.names[e-1].key + "." + key
+		} else if recv := goReceiver(label); recv != "" {
+			qual = recv + "." + key
+		}
+		first, last := b.defRows(i)
+		b.a.names = append(b.a.names, nameRow{row: int32(b.nodes[name].StartRow), rank: rank, label: label, short: short,
+			first: first, last: last, key: key, qual: qual})
+		encl[i] = int32(len(b.a.names))
 		if depth[i] < 255 {
 			depth[i]++
 		}
 	}
 	slices.SortStableFunc(b.a.names, func(x, y nameRow) int { return int(x.row - y.row) })
+}
+
+// variable reports whether node i, of type typ, declares a file-level
+// variable or constant (Java: a static final field), and returns the node
+// of its name and the keyword its label starts with ("" : the label is
+// the line through the name); -1 when it declares none.
+func (b *builder) variable(i int, typ string) (name int, kw string) {
+	nd := &b.nodes[i]
+	parent := int(nd.Parent)
+	atTop := func(decl int) bool {
+		p := int(b.nodes[decl].Parent)
+		return p == 0 || p > 0 && b.nodes[p].Type() == "export_statement" && b.nodes[p].Parent == 0
+	}
+	switch b.a.lang {
+	case syntax.Go:
+		if typ != "var_spec" && typ != "const_spec" {
+			return -1, ""
+		}
+		decl := parent
+		if t := b.nodes[decl].Type(); t == "var_spec_list" || t == "const_spec_list" {
+			decl = int(b.nodes[decl].Parent)
+		}
+		if decl < 0 || b.nodes[decl].Parent != 0 {
+			return -1, ""
+		}
+		return b.childField(i, "name"), strings.TrimSuffix(typ, "_spec")
+	case syntax.Python:
+		if typ != "assignment" || parent <= 0 || b.nodes[parent].Type() != "expression_statement" || b.nodes[parent].Parent != 0 {
+			return -1, ""
+		}
+		if l := b.childField(i, "left"); l >= 0 && b.nodes[l].Type() == "identifier" {
+			return l, ""
+		}
+	case syntax.JavaScript, syntax.TypeScript:
+		if typ != "variable_declarator" || parent <= 0 || !atTop(parent) {
+			return -1, ""
+		}
+		if t := b.nodes[parent].Type(); t != "lexical_declaration" && t != "variable_declaration" {
+			return -1, ""
+		}
+		n := b.childField(i, "name")
+		if n < 0 || b.nodes[n].Type() != "identifier" {
+			return -1, ""
+		}
+		kw, _, _ := strings.Cut(strings.TrimSpace(b.text(parent)), " ")
+		return n, kw
+	case syntax.C, syntax.CPP:
+		if parent != 0 {
+			return -1, ""
+		}
+		switch typ {
+		case "preproc_def":
+			if n := b.childField(i, "name"); n >= 0 {
+				return n, "#define"
+			}
+		case "declaration":
+			// A global variable, not a prototype: no function declarator
+			// on the way down to the name.
+			d := b.childField(i, "declarator")
+			for k := 0; d >= 0 && k < 6; k++ {
+				switch t := b.nodes[d].Type(); {
+				case t == "identifier":
+					return d, ""
+				case t == "function_declarator":
+					return -1, ""
+				}
+				d = b.childField(d, "declarator")
+			}
+		}
+	case syntax.Java:
+		if typ != "field_declaration" {
+			return -1, ""
+		}
+		mods := ""
+		for c := i + 1; c < int(nd.End); c = int(b.nodes[c].End) {
+			if b.nodes[c].Type() == "modifiers" {
+				mods = b.text(c)
+			}
+		}
+		if !strings.Contains(mods, "static") || !strings.Contains(mods, "final") {
+			return -1, ""
+		}
+		if d := b.childField(i, "declarator"); d >= 0 {
+			return b.childField(d, "name"), ""
+		}
+	}
+	return -1, ""
+}
+
+// childField returns the first child of node i held under field f, -1 if
+// none.
+func (b *builder) childField(i int, f string) int {
+	for c := i + 1; c < int(b.nodes[i].End); c = int(b.nodes[c].End) {
+		if b.nodes[c].Field() == f {
+			return c
+		}
+	}
+	return -1
+}
+
+// defRows returns the rows definition i spans, with what belongs to it
+// above its first line: the decorators or export keyword of its parent
+// node and the comment lines right above (its doc comment, Rust's
+// attributes).
+func (b *builder) defRows(i int) (first, last int32) {
+	nd := &b.nodes[i]
+	first, last = int32(nd.StartRow), int32(nd.LastRow())
+	for p := int(nd.Parent); p > 0; p = int(b.nodes[p].Parent) {
+		t := b.nodes[p].Type()
+		if t != "decorated_definition" && t != "export_statement" && t != "var_declaration" && t != "const_declaration" &&
+			t != "lexical_declaration" && t != "variable_declaration" && t != "expression_statement" && t != "type_declaration" {
+			break
+		}
+		if int32(b.nodes[p].StartRow) < first && b.nodes[p].LastRow() <= int(last) {
+			first = int32(b.nodes[p].StartRow)
+		}
+	}
+	for first > 0 && b.docLine(int(first)-1) {
+		first--
+	}
+	return first, last
+}
+
+// docLine reports a row that holds a comment alone (or, in Rust, an
+// attribute): what documents the definition below it.
+func (b *builder) docLine(row int) bool {
+	t := strings.TrimSpace(b.a.lines.content(row))
+	if t == "" {
+		return false
+	}
+	switch b.a.lang {
+	case syntax.Python:
+		return strings.HasPrefix(t, "#")
+	case syntax.Rust:
+		if strings.HasPrefix(t, "#[") {
+			return true
+		}
+	}
+	return strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*")
+}
+
+// goReceiver returns the receiver type of a Go method's label (`Client`
+// of `func (c *Client) do`), "" for any other label.
+func goReceiver(label string) string {
+	rest, ok := strings.CutPrefix(label, "func (")
+	if !ok {
+		return ""
+	}
+	recv, _, ok := strings.Cut(rest, ")")
+	if !ok {
+		return ""
+	}
+	fs := strings.Fields(recv)
+	if len(fs) == 0 {
+		return ""
+	}
+	t := strings.TrimLeft(fs[len(fs)-1], "*")
+	if k := strings.IndexByte(t, '['); k >= 0 {
+		t = t[:k]
+	}
+	return t
 }
 
 // notDefinition marks node types whose names are uses, not definitions,
@@ -428,20 +626,22 @@ const (
 	rankRecord  = 1
 )
 
-// collectRecords records the records of a non-code text.
+// collectRecords records the records of a non-code text, with the rows
+// each spans (recordRows).
 func (a *Analysis) collectRecords() {
 	n := a.lines.n()
+	var kinds []recKind
 	for r := 0; r < n; r++ {
 		line := a.lines.content(r)
 		if len(line) > 4096 {
 			line = line[:4096]
 		}
-		label, rank := recordLabel(line)
+		label, rank, kind := recordLabel(line)
 		if label == "" && reCommit.MatchString(line) {
 			// The subject is the first indented line after the header.
 			for k := r + 1; k < n && k <= r+6; k++ {
 				if s := a.lines.content(k); strings.HasPrefix(s, "    ") && strings.TrimSpace(s) != "" {
-					label, rank = cleanLabel(s), rankRecord
+					label, rank, kind = cleanLabel(s), rankRecord, recCommit
 					break
 				}
 			}
@@ -450,8 +650,98 @@ func (a *Analysis) collectRecords() {
 		// every label is made one clean, bounded line here.
 		if label = nameLabel(label); label != "" {
 			a.names = append(a.names, nameRow{row: int32(r), rank: rank, label: label, short: pathTail(label)})
+			kinds = append(kinds, kind)
 		}
 	}
+	a.recordRows(kinds)
+}
+
+// recKind says how far a record reaches, for Lookup.
+type recKind uint8
+
+const (
+	recLine      recKind = iota // the line and the lines indented under it
+	recCommit                   // a git log entry: up to the next commit header
+	recDiff                     // a file of a diff: up to the next diff --git
+	recHunk                     // a hunk: up to the next hunk or file
+	recBanner                   // a pytest section (___ name ___): up to the next banner or ===== line
+	recException                // an exception line: with the traceback above it
+)
+
+// recordRows sets the rows each record spans (kinds[k] is a.names[k]'s
+// kind). A run of records with one label (the lines of one file in grep
+// output) is one record: each of them spans the run.
+func (a *Analysis) recordRows(kinds []recKind) {
+	n := int32(a.lines.n())
+	indent := func(r int32) int {
+		s := a.lines.content(int(r))
+		return len(s) - len(strings.TrimLeft(s, " \t"))
+	}
+	blank := func(r int32) bool { return strings.TrimSpace(a.lines.content(int(r))) == "" }
+	for k := range a.names {
+		nm := &a.names[k]
+		r := nm.row
+		first, last := r, r
+		switch kinds[k] {
+		case recCommit, recDiff, recHunk, recBanner:
+			for last+1 < n && !recordEnds(a.lines.content(int(last+1)), kinds[k]) {
+				last++
+			}
+		case recException:
+			// Python prints the traceback above the exception.
+			for up := r - 1; up >= 0 && up >= r-400; up-- {
+				s := a.lines.content(int(up))
+				if strings.HasPrefix(s, "Traceback (most recent call last)") {
+					first = up
+					break
+				}
+				if !strings.HasPrefix(s, " ") {
+					break
+				}
+			}
+			fallthrough
+		default:
+			in := indent(r)
+			for next := last + 1; next < n; next++ {
+				if blank(next) {
+					continue
+				}
+				if indent(next) <= in {
+					break
+				}
+				last = next
+			}
+		}
+		nm.first, nm.last = first, last
+	}
+	// Records of one label in a row (grep's lines of one file) span
+	// their run.
+	for k := 0; k < len(a.names); {
+		j := k
+		for j+1 < len(a.names) && a.names[j+1].label == a.names[k].label && a.names[j+1].first <= a.names[j].last+1 {
+			j++
+		}
+		first, last := a.names[k].first, a.names[j].last
+		for m := k; m <= j; m++ {
+			a.names[m].first, a.names[m].last = first, max(last, a.names[m].last)
+		}
+		k = j + 1
+	}
+}
+
+// recordEnds reports whether line starts the record after one of kind.
+func recordEnds(line string, kind recKind) bool {
+	switch kind {
+	case recCommit:
+		return reCommit.MatchString(line)
+	case recDiff:
+		return strings.HasPrefix(line, "diff --git ")
+	case recHunk:
+		return strings.HasPrefix(line, "@@ ") || strings.HasPrefix(line, "diff --git ")
+	case recBanner:
+		return strings.HasPrefix(line, "___") || strings.HasPrefix(line, "====")
+	}
+	return true
 }
 
 // recordLabel names the record a line of tool output starts, if any.
@@ -459,10 +749,10 @@ func (a *Analysis) collectRecords() {
 // Every pattern sits behind a test of a byte or a substring: most lines
 // of a long log match none, and running every regular expression on each
 // would cost more than the rest of the pruning.
-func recordLabel(line string) (string, uint8) {
+func recordLabel(line string) (string, uint8, recKind) {
 	t := strings.TrimSpace(line)
 	if t == "" {
-		return "", 0
+		return "", 0, recLine
 	}
 	has := func(prefix string) bool { return strings.HasPrefix(line, prefix) }
 	tok0 := t
@@ -481,22 +771,22 @@ func recordLabel(line string) (string, uint8) {
 			if m[1] == "FAIL" {
 				rank = rankFailure
 			}
-			return "--- " + m[1] + ": " + m[2], rank
+			return "--- " + m[1] + ": " + m[2], rank, recLine
 		}
 	case has("FAIL") || has("ok"):
 		if m := reGoPkg.FindStringSubmatch(line); m != nil {
 			if m[1] == "FAIL" {
-				return "FAIL " + m[2], rankFailure
+				return "FAIL " + m[2], rankFailure, recLine
 			}
-			return "ok " + m[2], rankRecord
+			return "ok " + m[2], rankRecord, recLine
 		}
 	}
 	if strings.HasPrefix(t, "ok ") || strings.HasPrefix(t, "not ok ") {
 		if m := reTAP.FindStringSubmatch(line); m != nil {
 			if m[1] == "not ok" {
-				return cleanLabel(t), rankFailure
+				return cleanLabel(t), rankFailure, recLine
 			}
-			return cleanLabel(t), rankRecord
+			return cleanLabel(t), rankRecord, recLine
 		}
 	}
 	if t[0] >= 0x80 {
@@ -506,80 +796,80 @@ func recordLabel(line string) (string, uint8) {
 			case "✖", "✗", "✕", "×", "●":
 				rank = rankFailure
 			}
-			return cleanLabel(m[1] + " " + m[2]), rank
+			return cleanLabel(m[1] + " " + m[2]), rank, recLine
 		}
 	}
 	if has("FAILED ") || has("ERROR ") || has("PASSED ") {
 		if m := rePytest.FindStringSubmatch(line); m != nil {
 			if m[1] == "PASSED" {
-				return m[2], rankRecord
+				return m[2], rankRecord, recLine
 			}
-			return m[1] + " " + m[2], rankFailure
+			return m[1] + " " + m[2], rankFailure, recLine
 		}
 	}
 	if strings.Contains(line, "::") {
 		if m := rePytestID.FindStringSubmatch(line); m != nil {
 			if m[2] == "FAILED" || m[2] == "ERROR" {
-				return m[1] + " " + m[2], rankFailure
+				return m[1] + " " + m[2], rankFailure, recLine
 			}
-			return m[1], rankRecord
+			return m[1], rankRecord, recLine
 		}
 	}
 	if has("___") {
 		if m := rePyBanner.FindStringSubmatch(line); m != nil {
-			return cleanLabel(m[1]), rankRecord
+			return cleanLabel(m[1]), rankRecord, recBanner
 		}
 	}
 	if (exceptionLike(tok0) && reException.MatchString(line)) || ((has("panic: ") || has("fatal error: ")) && rePanic.MatchString(line)) {
-		return cleanLabel(t), rankFailure
+		return cleanLabel(t), rankFailure, recException
 	}
 	if has("diff --git ") {
 		if m := reDiff.FindStringSubmatch(line); m != nil {
-			return m[1], rankRecord
+			return m[1], rankRecord, recDiff
 		}
 	}
 	if has("@@ ") {
 		if m := reHunk.FindStringSubmatch(line); m != nil {
 			if s := cleanLabel(m[1]); s != "" {
-				return s, rankRecord
+				return s, rankRecord, recHunk
 			}
-			return "", 0
+			return "", 0, recLine
 		}
 	}
 	if hex && reBlame.MatchString(line) {
-		return "", 0
+		return "", 0, recLine
 	}
 	if strings.Contains(first, ".") && strings.ContainsAny(first, ":-") {
 		if m := reGrep.FindStringSubmatch(line); m != nil {
-			return m[1], rankRecord
+			return m[1], rankRecord, recLine
 		}
 	}
 	if hex {
 		if m := reOneline.FindStringSubmatch(line); m != nil {
-			return cleanLabel(m[1]), rankRecord
+			return cleanLabel(m[1]), rankRecord, recLine
 		}
 	}
 	if containsAny(line, "ERROR", "FATAL", "CRITICAL", "level=") {
 		if loc := reLogLevel.FindStringIndex(line); loc != nil {
-			return cleanLabel(line[loc[0]:]), rankFailure
+			return cleanLabel(line[loc[0]:]), rankFailure, recLine
 		}
 	}
 	if containsAny(line, "WARN", "level=") {
 		if loc := reLogWarn.FindStringIndex(line); loc != nil {
-			return cleanLabel(line[loc[0]:]), rankRecord
+			return cleanLabel(line[loc[0]:]), rankRecord, recLine
 		}
 	}
 	if sizeLike(t) {
 		if m := reDu.FindStringSubmatch(line); m != nil {
-			return m[1], rankRecord
+			return m[1], rankRecord, recLine
 		}
 	}
 	if len(line) >= 11 && strings.IndexByte("-dlcbps", line[0]) >= 0 && strings.IndexByte("rwx-", line[1]) >= 0 {
 		if m := reLs.FindStringSubmatch(line); m != nil && m[1] != "." && m[1] != ".." {
-			return m[1], rankRecord
+			return m[1], rankRecord, recLine
 		}
 	}
-	return "", 0
+	return "", 0, recLine
 }
 
 // exceptionLike reports a first word that may name an exception.

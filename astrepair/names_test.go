@@ -19,7 +19,7 @@ func TestFoldNamesDefinitions(t *testing.T) {
 		want []string
 	}{
 		{"go", syntax.Go, lines("package p", "type Client struct{}", "func (c *Client) do(x int) error {", "\treturn nil", "}", "func retry() {}", "var x = 1"),
-			[]string{"type Client", "func (c *Client) do", "func retry"}},
+			[]string{"type Client", "func (c *Client) do", "func retry", "var x"}},
 		{"python", syntax.Python, lines("import os", "class Retry(Base):", "    def wait(self):", "        pass", "@cache", "def dedent(text):", "    return text"),
 			[]string{"class Retry", "def dedent", "def wait"}},
 		{"java", syntax.Java, lines("class A {", "  @Override", "  public void run() {", "    foo.bar();", "  }", "}"),

@@ -1,0 +1,231 @@
+package astrepair
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrUnknownName is wrapped by the error Lookup returns for a name that
+// names no definition or record of the text (see UnknownNameError).
+var ErrUnknownName = errors.New("unknown name")
+
+// UnknownNameError is the error of a name Lookup cannot find: it lists the
+// text's names closest to it, so a reader can ask again.
+type UnknownNameError struct {
+	Name    string   // the name asked for (cut to 64 bytes)
+	Closest []string // up to five names of the text, closest first
+}
+
+func (e *UnknownNameError) Error() string {
+	msg := fmt.Sprintf("%v: %q names no definition or record of the text", ErrUnknownName, e.Name)
+	if len(e.Closest) == 0 {
+		return msg + " (it has none to unfold by name; ask for a line range)"
+	}
+	return msg + "; closest: " + strings.Join(e.Closest, ", ")
+}
+
+func (e *UnknownNameError) Unwrap() error { return ErrUnknownName }
+
+// Match is a definition or record a name stands for.
+type Match struct {
+	// Label is its name as placeholders print it in full (`func (c
+	// *Client) do`, `--- FAIL: TestParse/case_01`).
+	Label string
+	// First and Last are the 1-based input lines it spans: a definition
+	// with its decorators and doc comment, a record with the lines that
+	// belong to it (a test's indented output, a commit's message and
+	// diff, the lines of one file in grep output).
+	First, Last int
+}
+
+// Lookup returns what name stands for among the definitions (code) or
+// records (tool output) that placeholders name: the names a placeholder
+// prints (`func (c *Client) do`, its short form `func do`, `class Retry`,
+// `--- FAIL: TestParse/case_01`, a path, a commit subject), a bare or
+// qualified identifier (`do`, `Client.do`, `Retry.__init__`), the tail of a
+// record's label (`TestParse/case_01`), or a label a placeholder cut
+// (`func IsDefaultVi…`). Blanks are collapsed; a match that ignores case
+// counts only when none respects it.
+//
+// When a name matches a definition and one nested in it, the nested
+// (smallest) one is returned; a name that matches several definitions side
+// by side (two classes' `__init__`) returns each, in line order, and a
+// label shared by records returns each record. A name that matches
+// nothing fails with an *UnknownNameError (ErrUnknownName) listing the
+// closest names.
+func (a *Analysis) Lookup(name string) ([]Match, error) {
+	q := strings.Join(strings.Fields(name), " ")
+	if q == "" {
+		return nil, fmt.Errorf("%w: empty name", ErrUnknownName)
+	}
+	var hits []int
+	for _, tier := range []func(n *nameRow, q string) bool{matchLabel, matchKey, matchPart} {
+		for _, fold := range []bool{false, true} {
+			qq := q
+			if fold {
+				qq = strings.ToLower(q)
+			}
+			for k := range a.names {
+				n := &a.names[k]
+				if fold {
+					folded := nameRow{label: strings.ToLower(n.label), short: strings.ToLower(n.short),
+						key: strings.ToLower(n.key), qual: strings.ToLower(n.qual)}
+					if tier(&folded, qq) {
+						hits = append(hits, k)
+					}
+				} else if tier(n, qq) {
+					hits = append(hits, k)
+				}
+			}
+			if len(hits) > 0 {
+				return a.smallest(hits), nil
+			}
+		}
+	}
+	return nil, &UnknownNameError{Name: cutBytes(q, 64), Closest: a.closest(q, 5)}
+}
+
+// matchLabel: q is the label or the short form a placeholder prints, or a
+// label cut with "…" (q without the "…" starts it).
+func matchLabel(n *nameRow, q string) bool {
+	if q == n.label || n.short != "" && q == n.short {
+		return true
+	}
+	if cut, ok := strings.CutSuffix(q, "…"); ok && utf8.RuneCountInString(cut) >= 3 {
+		return strings.HasPrefix(n.label, cut) || n.short != "" && strings.HasPrefix(n.short, cut)
+	}
+	return false
+}
+
+// matchKey: q is the definition's bare or qualified name.
+func matchKey(n *nameRow, q string) bool {
+	return n.key != "" && q == n.key || n.qual != "" && q == n.qual
+}
+
+// matchPart: q is a whole part of the label, between blanks, colons,
+// slashes or brackets (`TestParse/case_01` of `--- PASS:
+// TestParse/case_01`, `parser.go` of `pkg/parser.go`).
+func matchPart(n *nameRow, q string) bool {
+	l := n.label
+	for from := 0; from < len(l); {
+		k := strings.Index(l[from:], q)
+		if k < 0 {
+			return false
+		}
+		k += from
+		end := k + len(q)
+		if (k == 0 || isNameBoundary(l[k-1])) && (end == len(l) || isNameBoundary(l[end])) {
+			return true
+		}
+		from = k + 1
+	}
+	return false
+}
+
+func isNameBoundary(c byte) bool { return strings.IndexByte(" \t:/()[]\"'`,", c) >= 0 }
+
+// smallest returns the matches of the names hits (indexes in a.names),
+// without those that hold another match, distinct by rows, in line order.
+func (a *Analysis) smallest(hits []int) []Match {
+	var out []Match
+	for _, k := range hits {
+		n := &a.names[k]
+		m := Match{Label: n.label, First: int(n.first) + 1, Last: int(n.last) + 1}
+		holds := false
+		for _, j := range hits {
+			o := &a.names[j]
+			if j != k && o.first >= n.first && o.last <= n.last && (o.first != n.first || o.last != n.last) {
+				holds = true
+				break
+			}
+		}
+		if !holds && !slices.ContainsFunc(out, func(x Match) bool { return x.First == m.First && x.Last == m.Last }) {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(x, y Match) int { return x.First - y.First })
+	return out
+}
+
+// closest returns up to k distinct labels of the text nearest q: those
+// that contain it first, then by edit distance of the bare names (the
+// labels of records), ties to the earlier row.
+func (a *Analysis) closest(q string, k int) []string {
+	if len(a.names) == 0 {
+		return nil
+	}
+	lq := strings.ToLower(q)
+	type cand struct {
+		label string
+		score int
+		row   int32
+	}
+	var cs []cand
+	seen := map[string]bool{}
+	for _, n := range a.names {
+		if seen[n.label] {
+			continue
+		}
+		seen[n.label] = true
+		key := n.key
+		if key == "" {
+			key = n.label
+		}
+		lk, ll := strings.ToLower(key), strings.ToLower(n.label)
+		// A label that holds the whole name beats one a letter away.
+		score := 2 * editDistance(lq, lk, 64)
+		if strings.Contains(ll, lq) {
+			score = min(score, 1)
+		}
+		cs = append(cs, cand{n.label, score, n.row})
+	}
+	slices.SortStableFunc(cs, func(x, y cand) int {
+		if x.score != y.score {
+			return x.score - y.score
+		}
+		return int(x.row - y.row)
+	})
+	var out []string
+	for _, c := range cs[:min(k, len(cs))] {
+		out = append(out, c.label)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b in bytes, capped at
+// limit (longer strings are compared by their first limit bytes, so a
+// name of megabytes costs no more than a short one).
+func editDistance(a, b string, limit int) int {
+	a, b = a[:min(len(a), limit)], b[:min(len(b), limit)]
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// cutBytes cuts s to at most n bytes at a character boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
