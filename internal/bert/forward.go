@@ -1,0 +1,193 @@
+package bert
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prunekit/pruner/internal/fastcpu"
+)
+
+// The forward pass runs on the batch's tokens packed end to end ([T, H],
+// T the sum of the sequences' lengths) rather than on a padded [B, S, H]:
+// the dense layers see every real token once and no padding, and attention
+// runs per sequence over its own tokens, which is what a padding mask
+// computes (the masked keys' weights are exactly 0 in HF's softmax).
+
+// workspace holds one forward pass's activations; pooled by the Model.
+type workspace struct {
+	x     []float32 // [T, H] the hidden states
+	qkv   []float32 // [T, 3H]
+	ctx   []float32 // [T, H] attention output, heads side by side
+	tmp   []float32 // [T, H] a projection before its residual
+	inter []float32 // [T, I]
+	ids   []int32   // [T]
+	pos   []int32   // [T] each token's position in its sequence
+	start []int     // [B+1] each sequence's first token
+}
+
+func grow(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
+
+// pack lays out the sequences for a forward pass.
+func (ws *workspace) pack(seqs [][]int32, cfg Config) int {
+	t := 0
+	ws.start = append(ws.start[:0], 0)
+	ws.ids, ws.pos = ws.ids[:0], ws.pos[:0]
+	for _, s := range seqs {
+		for p, id := range s {
+			ws.ids = append(ws.ids, id)
+			ws.pos = append(ws.pos, int32(p))
+		}
+		t += len(s)
+		ws.start = append(ws.start, t)
+	}
+	h := cfg.Hidden
+	ws.x = grow(ws.x, t*h)
+	ws.qkv = grow(ws.qkv, t*3*h)
+	ws.ctx = grow(ws.ctx, t*h)
+	ws.tmp = grow(ws.tmp, t*h)
+	ws.inter = grow(ws.inter, t*cfg.Intermediate)
+	return t
+}
+
+// forward computes the last hidden states of the packed sequences into
+// ws.x. ctx is checked between layers.
+func (m *Model) forward(ctx context.Context, ws *workspace, seqs [][]int32) error {
+	cfg := m.cfg
+	t := ws.pack(seqs, cfg)
+	h, in := cfg.Hidden, cfg.Intermediate
+	w := m.w
+	eps := cfg.LayerNormEps
+	m.rows(t, func(r0, r1 int) {
+		for r := r0; r < r1; r++ {
+			x := ws.x[r*h : (r+1)*h]
+			word := w.word[int(ws.ids[r])*h:][:h]
+			pos := w.position[int(ws.pos[r])*h:][:h]
+			// HF's order: (word + token type) + position.
+			for j := range x {
+				x[j] = word[j] + w.tokType[j] + pos[j]
+			}
+			layerNorm(x, x, w.embG, w.embB, eps)
+		}
+	})
+	for li := range w.layers {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		l := &w.layers[li]
+		m.dense(ws.qkv, ws.x, l.qkvW, t, 3*h, h)
+		m.rows(t, func(r0, r1 int) { addBias(ws.qkv[r0*3*h:r1*3*h], l.qkvB) })
+		m.attention(ws, len(seqs))
+		m.dense(ws.tmp, ws.ctx, l.outW, t, h, h)
+		m.rows(t, func(r0, r1 int) {
+			for r := r0; r < r1; r++ {
+				x := ws.x[r*h : (r+1)*h]
+				addLayerNorm(x, ws.tmp[r*h:(r+1)*h], l.outB, l.ln1G, l.ln1B, eps)
+			}
+		})
+		m.dense(ws.inter, ws.x, l.inW, t, in, h)
+		m.rows(t, func(r0, r1 int) { biasGELU(ws.inter[r0*in:r1*in], l.inB) })
+		m.dense(ws.tmp, ws.inter, l.ffW, t, h, in)
+		m.rows(t, func(r0, r1 int) {
+			for r := r0; r < r1; r++ {
+				x := ws.x[r*h : (r+1)*h]
+				addLayerNorm(x, ws.tmp[r*h:(r+1)*h], l.ffB, l.ln2G, l.ln2B, eps)
+			}
+		})
+	}
+	return nil
+}
+
+// dense computes c [t, n] = a [t, k] · w [k, n] on all workers.
+func (m *Model) dense(c, a, w []float32, t, n, k int) {
+	m.gemm.MatMul(1, t, n, k,
+		fastcpu.Strided{Data: a, BatchStride: t * k, RowStride: k, ColStride: 1},
+		fastcpu.Strided{Data: w, BatchStride: k * n, RowStride: n, ColStride: 1}, c)
+}
+
+// rows runs fn over [0, n) split into one range per worker (inline when
+// the work is small).
+func (m *Model) rows(n int, fn func(r0, r1 int)) {
+	workers := min(m.workers, n/4)
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	step := (n + workers - 1) / workers
+	for r0 := step; r0 < n; r0 += step {
+		wg.Add(1)
+		go func(r0 int) {
+			defer wg.Done()
+			fn(r0, min(n, r0+step))
+		}(r0)
+	}
+	fn(0, min(n, step))
+	wg.Wait()
+}
+
+// attnScratch is one worker's attention buffers.
+type attnScratch struct {
+	scores []float32 // [L, L]
+	out    []float32 // [L, d]
+}
+
+// attention computes ws.ctx from ws.qkv: for each sequence and head,
+// softmax(Q·Kᵀ/√d)·V over the sequence's own tokens. The (sequence, head)
+// pairs are shared out to the workers, each with a single-threaded Gemm,
+// so that a head's scores stay in its core's cache.
+func (m *Model) attention(ws *workspace, batch int) {
+	cfg := m.cfg
+	h, heads, d := cfg.Hidden, cfg.Heads, cfg.HeadDim()
+	scale := float32(1 / math.Sqrt(float64(d)))
+	tasks := batch * heads
+	var next atomic.Int64
+	work := func() {
+		sc, _ := m.scratch.Get().(*attnScratch)
+		if sc == nil {
+			sc = new(attnScratch)
+		}
+		for {
+			task := int(next.Add(1)) - 1
+			if task >= tasks {
+				break
+			}
+			s, hd := task/heads, task%heads
+			off, n := ws.start[s], ws.start[s+1]-ws.start[s]
+			sc.scores = grow(sc.scores, n*n)
+			sc.out = grow(sc.out, n*d)
+			base := off*3*h + hd*d
+			q := fastcpu.Strided{Data: ws.qkv[base:], BatchStride: 0, RowStride: 3 * h, ColStride: 1}
+			// Kᵀ as a [d, n] operand: element (i, j) is key j's i-th value.
+			kt := fastcpu.Strided{Data: ws.qkv[base+h:], BatchStride: 0, RowStride: 1, ColStride: 3 * h}
+			m.serial.MatMul(1, n, n, d, q, kt, sc.scores)
+			for i := 0; i < n; i++ {
+				softmax(sc.scores[i*n:(i+1)*n], scale)
+			}
+			p := fastcpu.Strided{Data: sc.scores, BatchStride: 0, RowStride: n, ColStride: 1}
+			v := fastcpu.Strided{Data: ws.qkv[base+2*h:], BatchStride: 0, RowStride: 3 * h, ColStride: 1}
+			m.serial.MatMul(1, n, d, n, p, v, sc.out)
+			for i := 0; i < n; i++ {
+				copy(ws.ctx[(off+i)*h+hd*d:][:d], sc.out[i*d:(i+1)*d])
+			}
+		}
+		m.scratch.Put(sc)
+	}
+	workers := min(m.workers, tasks)
+	var wg sync.WaitGroup
+	for i := 1; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
+}
