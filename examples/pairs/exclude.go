@@ -18,6 +18,8 @@ var excludedRepos = []string{
 	"pallets/click", "psf/requests", "BurntSushi/ripgrep", "BurntSushi/toml", "rust-lang/log",
 	"hyperium/http", "apache/commons-io", "honojs/hono", "node-fetch/node-fetch",
 	"fsnotify/fsnotify", "hashicorp/go-retryablehttp",
+	"DaveGamble/cJSON", "akheron/jansson", "lua/lua", "leethomason/tinyxml2", "gabime/spdlog",
+	"immerjs/immer", "ianstormtaylor/superstruct", "square/javapoet", "square/moshi",
 	// The Go toolchain, golang.org/x (the standard library vendors it), and
 	// forks of the toolchain and standard library published as modules.
 	"golang.org/toolchain", "golang.org/x", "twitchyliquid64/golang-asm", "rogpeppe/go-internal",
@@ -31,6 +33,7 @@ var excludedNames = []string{
 	"logrus", "okhttp", "commander", "flask", "clap", "zod", "cobra", "gson", "express",
 	"click", "requests", "ripgrep", "toml", "commons-io", "hono", "node-fetch", "fsnotify",
 	"go-retryablehttp", "retryablehttp",
+	"cjson", "jansson", "lua", "tinyxml2", "spdlog", "immer", "superstruct", "javapoet", "moshi",
 	"attr", "attrs", "python-dateutil", "dateutil", "cloudpickle", "blinker",
 	// Python standard library copies and backports.
 	"distutils", "_distutils", "typeshed", "typing_extensions", "future", "past", "libfuturize",

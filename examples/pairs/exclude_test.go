@@ -60,6 +60,12 @@ func TestExcluded(t *testing.T) {
 		{"git:pallets/flask@history", true},
 		{"git:psf/requests@history", true},
 		{"git:colinhacks/zod@history", true},
+		{"git:DaveGamble/cJSON@history", true},
+		{"git:lua/lua@history", true},
+		{"npm:immer@10.0.0", true},
+		{"npm:superstruct@1.0.0", true},
+		{"git:square/moshi@history", true},
+		{"vendor/spdlog/include/spdlog/spdlog.h", true},
 
 		{"go:github.com/gin-gonic/gin@v1.12.0", false},
 		{"go:github.com/x-cray/logrus-prefixed-formatter@v0.5.2", false},
