@@ -91,7 +91,7 @@ func Example() {
 	// import json
 	// import time
 	// import urllib.request
-	// # ... 4 lines omitted (4-7)
+	// # ... 4 lines omitted (4-7): DEFAULT_TIMEOUT
 	// class Client:
 	//     # ... 15 lines omitted (9-23): def __init__, def _headers, def get
 	//     def get_with_retries(self, path, attempts=5):

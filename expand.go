@@ -140,10 +140,17 @@ func (r *Result) ExpandContext(ctx context.Context, ranges ...LineRange) (*Resul
 	if err := checkRanges(ranges, len(r.Lines)); err != nil {
 		return nil, err
 	}
+	return r.expand(ctx, ranges, nil)
+}
+
+// expand is ExpandContext for checked ranges; a, when not nil, is the
+// analysis of the input already made (for Unfold's names).
+func (r *Result) expand(ctx context.Context, ranges []LineRange, a *astrepair.Analysis) (*Result, error) {
 	out := *r
 	out.Lines = slices.Clone(r.Lines)
 	out.Placeholders = slices.Clone(r.Placeholders)
 	out.Notes = slices.Clone(r.Notes)
+	out.Expanded = slices.Clone(r.Expanded)
 	if len(ranges) == 0 || r.Unpruned != "" || !r.folded() {
 		return &out, nil // nothing is folded
 	}
@@ -173,13 +180,12 @@ func (r *Result) ExpandContext(ctx context.Context, ranges ...LineRange) (*Resul
 		text, phs := swecompat.RenderLinesMapped(s.text, kept)
 		out.Text, out.Placeholders = text, compatPlaceholders(phs)
 	} else {
-		var a *astrepair.Analysis
 		var err error
-		if s.lang.IsCode() {
+		if a == nil && s.lang.IsCode() {
 			a, err = astrepair.Analyze(ctx, s.text, s.lang)
 		}
 		var rend astrepair.Rendered
-		if err == nil && a != nil {
+		if err == nil && a != nil && s.lang.IsCode() {
 			rend, err = a.Render(ctx, keep, astrepair.WithNaming(s.naming))
 		} else {
 			if ctx.Err() != nil {

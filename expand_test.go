@@ -42,7 +42,7 @@ func ExampleResult_Expand() {
 	// import json
 	// import time
 	// import urllib.request
-	// # ... 4 lines omitted (4-7)
+	// # ... 4 lines omitted (4-7): DEFAULT_TIMEOUT
 	// class Client:
 	//     # ... 10 lines omitted (9-18): def __init__, def _headers
 	//     def get(self, path):

@@ -105,6 +105,9 @@ type Result struct {
 	Unpruned string `json:"unpruned,omitempty"`
 	// Notes lists adjustments made to the request (e.g. a truncated query).
 	Notes []string `json:"notes"`
+	// Expanded lists what Unfold showed on request, in the order asked
+	// (empty for a Result straight from Prune).
+	Expanded []Expansion `json:"expanded,omitempty"`
 
 	// src is what Expand needs to render the input again; nil for a
 	// Result not returned by Prune (e.g. decoded from JSON).

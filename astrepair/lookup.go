@@ -151,8 +151,8 @@ func (a *Analysis) smallest(hits []int) []Match {
 }
 
 // closest returns up to k distinct labels of the text nearest q: those
-// that contain it first, then by edit distance of the bare names (the
-// labels of records), ties to the earlier row.
+// that contain it first, then by edit distance of the label, the bare
+// or the qualified name, whichever is least, ties to the earlier row.
 func (a *Analysis) closest(q string, k int) []string {
 	if len(a.names) == 0 {
 		return nil
@@ -170,13 +170,16 @@ func (a *Analysis) closest(q string, k int) []string {
 			continue
 		}
 		seen[n.label] = true
-		key := n.key
-		if key == "" {
-			key = n.label
+		ll := strings.ToLower(n.label)
+		d := editDistance(lq, ll, 64)
+		if n.key != "" {
+			d = min(d, editDistance(lq, strings.ToLower(n.key), 64))
 		}
-		lk, ll := strings.ToLower(key), strings.ToLower(n.label)
+		if n.qual != "" {
+			d = min(d, editDistance(lq, strings.ToLower(n.qual), 64))
+		}
 		// A label that holds the whole name beats one a letter away.
-		score := 2 * editDistance(lq, lk, 64)
+		score := 2 * d
 		if strings.Contains(ll, lq) {
 			score = min(score, 1)
 		}

@@ -1,0 +1,208 @@
+package pruner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/prunekit/pruner/astrepair"
+)
+
+// ErrUnknownName is wrapped by Unfold's error for a name that names no
+// definition or record of the input; the error lists the closest names
+// (errors.As with *astrepair.UnknownNameError gives them as a slice).
+var ErrUnknownName = astrepair.ErrUnknownName
+
+// Expansion records what one item of Unfold showed.
+type Expansion struct {
+	// Item is the item as asked ("120-159", "readEvents").
+	Item string `json:"item"`
+	// Lines are the input lines it shows: the range itself, or the lines
+	// of each definition or record the name stands for.
+	Lines []LineRange `json:"lines"`
+	// Names are the full labels of the definitions or records a name
+	// stands for (none for a range).
+	Names []string `json:"names,omitempty"`
+}
+
+// Unfold returns a copy of r with the lines of each item shown in full,
+// as Expand does for ranges. An item is what a placeholder prints:
+//   - a line range, "120-159" or "7", or a list of them, "120-159,300";
+//   - a name of a definition or record: `readEvents`, `func (c *Client)
+//     do` (or its short form `func do`), `Client.do`, `class Retry`,
+//     `TestParse/case_01`, a path of grep or compiler output, a commit
+//     subject, a label a placeholder cut (`func IsDefaultVi…`). A name
+//     shows the smallest definition or record it names (its decorators and
+//     doc comment, a test's output, a commit's message, a file's grep
+//     lines); a name that matches several side by side shows each;
+//   - several of these separated by commas, "readEvents, 120-159" (an item
+//     that is itself a name holding commas, such as a commit subject, is
+//     taken whole first).
+//
+// A name that matches nothing is refused with an error wrapping
+// ErrUnknownName that lists the input's closest names; ranges are checked
+// as Expand checks them (ErrLineRange), though a name's lines may overlap
+// anything. Each item is recorded in the copy's Expanded, after r's; the
+// copy's new lines have Reason ReasonExpanded. A Result that does not hold
+// its input (decoded from JSON) cannot be unfolded (ErrNotExpandable).
+func (r *Result) Unfold(ctx context.Context, items ...string) (*Result, error) {
+	var asked []LineRange // ranges as asked: they must not overlap
+	var exps []Expansion
+	var a *astrepair.Analysis
+	lookup := func(name string) ([]astrepair.Match, error) {
+		if a == nil {
+			if r.src == nil {
+				return nil, fmt.Errorf("pruner: expand: %w: it does not hold its input (decoded from JSON?); prune the text again", ErrNotExpandable)
+			}
+			var err error
+			if a, err = r.src.analysis(ctx); err != nil {
+				return nil, fmt.Errorf("pruner: expand: %w", err)
+			}
+		}
+		return a.Lookup(name)
+	}
+	for _, item := range items {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return nil, fmt.Errorf("pruner: expand: %w: an empty item (want a line range such as 120-159 or a name a placeholder prints)", ErrLineRange)
+		}
+		got, err := resolveItem(item, lookup, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range got {
+			if e.Names == nil {
+				asked = append(asked, e.Lines...)
+			}
+		}
+		exps = append(exps, got...)
+	}
+	if err := checkRanges(asked, len(r.Lines)); err != nil {
+		return nil, err
+	}
+	var all []LineRange
+	for _, e := range exps {
+		all = append(all, e.Lines...)
+	}
+	out, err := r.expand(ctx, mergeRanges(all), a)
+	if err != nil {
+		return nil, err
+	}
+	out.Expanded = append(slices.Clone(r.Expanded), exps...)
+	return out, nil
+}
+
+// resolveItem resolves one item: a range list, a name, or (split, when
+// split is set) a comma-separated list of these.
+func resolveItem(item string, lookup func(string) ([]astrepair.Match, error), split bool) ([]Expansion, error) {
+	if isRangeList(item) {
+		rs, err := ParseLineRanges(item)
+		if err != nil {
+			return nil, fmt.Errorf("pruner: expand: %w", err)
+		}
+		return []Expansion{{Item: item, Lines: rs}}, nil
+	}
+	ms, err := lookup(item)
+	if err == nil {
+		e := Expansion{Item: item, Names: []string{}}
+		for _, m := range ms {
+			e.Lines = append(e.Lines, LineRange{First: m.First, Last: m.Last})
+			e.Names = append(e.Names, m.Label)
+		}
+		return []Expansion{e}, nil
+	}
+	parts := splitItems(item)
+	if !split || len(parts) < 2 || !errorsIsUnknown(err) {
+		return nil, fmt.Errorf("pruner: expand: %w", err)
+	}
+	var out []Expansion
+	for _, p := range parts {
+		got, err := resolveItem(p, lookup, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+// isRangeList reports an item made of line numbers: digits, '-', ',' and
+// blanks, starting with a digit (so "-5" and "12-x" are ranges to refuse
+// or names, not silently either).
+func isRangeList(s string) bool {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c == '-' || c == ',' || c == ' ' || c == '\t') {
+			return false
+		}
+	}
+	return true
+}
+
+// splitItems splits s at the commas outside brackets (a Go generic
+// receiver `(l *List[K, V])` is one name), dropping empty parts.
+func splitItems(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			switch s[i] {
+			case '(', '[', '{', '<':
+				depth++
+				continue
+			case ')', ']', '}', '>':
+				depth = max(depth-1, 0)
+				continue
+			case ',':
+				if depth > 0 {
+					continue
+				}
+			default:
+				continue
+			}
+		}
+		if p := strings.TrimSpace(s[start:i]); p != "" {
+			out = append(out, p)
+		}
+		start = i + 1
+	}
+	return out
+}
+
+func errorsIsUnknown(err error) bool {
+	_, ok := err.(*astrepair.UnknownNameError)
+	return ok
+}
+
+// mergeRanges returns the union of rs as sorted disjoint ranges.
+func mergeRanges(rs []LineRange) []LineRange {
+	if len(rs) == 0 {
+		return nil
+	}
+	s := slices.Clone(rs)
+	slices.SortFunc(s, func(a, b LineRange) int { return a.First - b.First })
+	out := []LineRange{s[0]}
+	for _, r := range s[1:] {
+		last := &out[len(out)-1]
+		if r.First <= last.Last+1 {
+			last.Last = max(last.Last, r.Last)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// analysis analyses the input for names: its parse when it is code, its
+// records when not.
+func (s *expandSource) analysis(ctx context.Context) (*astrepair.Analysis, error) {
+	if s.compat {
+		// Its lines are Python's splitlines, which the names' rows do not
+		// follow.
+		return nil, fmt.Errorf("%w: a SWE-Pruner compatible result unfolds by line ranges only", ErrNotExpandable)
+	}
+	return astrepair.Analyze(ctx, s.text, s.lang)
+}
