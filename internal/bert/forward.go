@@ -19,6 +19,7 @@ import (
 type workspace struct {
 	x     []float32 // [T, H] the hidden states
 	qkv   []float32 // [T, 3H]
+	heads []float32 // [3, heads, T, d]: qkv by head, biases added, queries scaled
 	ctx   []float32 // [T, H] attention output, heads side by side
 	tmp   []float32 // [T, H] a projection before its residual
 	inter []float32 // [T, I]
@@ -50,6 +51,7 @@ func (ws *workspace) pack(seqs [][]int32, cfg Config) int {
 	h := cfg.Hidden
 	ws.x = grow(ws.x, t*h)
 	ws.qkv = grow(ws.qkv, t*3*h)
+	ws.heads = grow(ws.heads, t*3*h)
 	ws.ctx = grow(ws.ctx, t*h)
 	ws.tmp = grow(ws.tmp, t*h)
 	ws.inter = grow(ws.inter, t*cfg.Intermediate)
@@ -73,7 +75,7 @@ func (m *Model) forward(ctx context.Context, ws *workspace, seqs [][]int32) erro
 			for j := range x {
 				x[j] = word[j] + w.tokType[j] + pos[j]
 			}
-			layerNorm(x, x, w.embG, w.embB, eps)
+			layerNorm(x, w.embG, w.embB, eps)
 		}
 	})
 	for li := range w.layers {
@@ -82,8 +84,8 @@ func (m *Model) forward(ctx context.Context, ws *workspace, seqs [][]int32) erro
 		}
 		l := &w.layers[li]
 		m.dense(ws.qkv, ws.x, l.qkvW, t, 3*h, h)
-		m.rows(t, func(r0, r1 int) { addBias(ws.qkv[r0*3*h:r1*3*h], l.qkvB) })
-		m.attention(ws, len(seqs))
+		m.splitHeads(ws, t, l.qkvB)
+		m.attention(ws, len(seqs), t)
 		m.dense(ws.tmp, ws.ctx, l.outW, t, h, h)
 		m.rows(t, func(r0, r1 int) {
 			for r := r0; r < r1; r++ {
@@ -132,20 +134,47 @@ func (m *Model) rows(n int, fn func(r0, r1 int)) {
 	wg.Wait()
 }
 
+// splitHeads lays the projections out by head (ws.heads) with their biases
+// added and 1/√d folded into the queries (HF scales the scores instead:
+// the same values up to rounding). One pass over the rows in order: the
+// attention tasks then read each head's rows contiguously, where reading
+// them from ws.qkv strode across pages for every 128 bytes.
+func (m *Model) splitHeads(ws *workspace, t int, bias []float32) {
+	h, heads, d := m.cfg.Hidden, m.cfg.Heads, m.cfg.HeadDim()
+	scl := float32(1 / math.Sqrt(float64(d)))
+	m.rows(t, func(r0, r1 int) {
+		for r := r0; r < r1; r++ {
+			row := ws.qkv[r*3*h : (r+1)*3*h]
+			for p := 0; p < 3; p++ {
+				s := float32(1)
+				if p == 0 {
+					s = scl
+				}
+				for hd := 0; hd < heads; hd++ {
+					c := p*h + hd*d
+					addScale(ws.heads[((p*heads+hd)*t+r)*d:][:d], row[c:c+d], bias[c:c+d], s)
+				}
+			}
+		}
+	})
+}
+
 // attnScratch is one worker's attention buffers.
 type attnScratch struct {
 	scores []float32 // [L, L]
+	sums   []float32 // [L] the softmax rows' sums
 	out    []float32 // [L, d]
 }
 
-// attention computes ws.ctx from ws.qkv: for each sequence and head,
-// softmax(Q·Kᵀ/√d)·V over the sequence's own tokens. The (sequence, head)
-// pairs are shared out to the workers, each with a single-threaded Gemm,
-// so that a head's scores stay in its core's cache.
-func (m *Model) attention(ws *workspace, batch int) {
+// attention computes ws.ctx from ws.heads: for each sequence and head,
+// softmax(Q·Kᵀ)·V over the sequence's own tokens (Q scaled already). The
+// (sequence, head) pairs are shared out to the workers, each with a
+// single-threaded Gemm, so that a head's scores stay in its core's cache.
+// The softmax division is applied to the d-wide output rows instead of
+// the L-wide probability rows.
+func (m *Model) attention(ws *workspace, batch, t int) {
 	cfg := m.cfg
 	h, heads, d := cfg.Hidden, cfg.Heads, cfg.HeadDim()
-	scale := float32(1 / math.Sqrt(float64(d)))
 	tasks := batch * heads
 	var next atomic.Int64
 	work := func() {
@@ -160,21 +189,24 @@ func (m *Model) attention(ws *workspace, batch int) {
 			}
 			s, hd := task/heads, task%heads
 			off, n := ws.start[s], ws.start[s+1]-ws.start[s]
-			sc.scores = grow(sc.scores, n*n)
-			sc.out = grow(sc.out, n*d)
-			base := off*3*h + hd*d
-			q := fastcpu.Strided{Data: ws.qkv[base:], BatchStride: 0, RowStride: 3 * h, ColStride: 1}
+			sc.scores, sc.sums, sc.out = grow(sc.scores, n*n), grow(sc.sums, n), grow(sc.out, n*d)
+			q := ws.heads[(hd*t+off)*d:][:n*d]
+			k := ws.heads[((heads+hd)*t+off)*d:][:n*d]
+			v := ws.heads[((2*heads+hd)*t+off)*d:][:n*d]
 			// Kᵀ as a [d, n] operand: element (i, j) is key j's i-th value.
-			kt := fastcpu.Strided{Data: ws.qkv[base+h:], BatchStride: 0, RowStride: 1, ColStride: 3 * h}
-			m.serial.MatMul(1, n, n, d, q, kt, sc.scores)
+			m.serial.MatMul(1, n, n, d,
+				fastcpu.Strided{Data: q, BatchStride: n * d, RowStride: d, ColStride: 1},
+				fastcpu.Strided{Data: k, BatchStride: n * d, RowStride: 1, ColStride: d}, sc.scores)
 			for i := 0; i < n; i++ {
-				softmax(sc.scores[i*n:(i+1)*n], scale)
+				sc.sums[i] = expMaxSum(sc.scores[i*n : (i+1)*n])
 			}
-			p := fastcpu.Strided{Data: sc.scores, BatchStride: 0, RowStride: n, ColStride: 1}
-			v := fastcpu.Strided{Data: ws.qkv[base+2*h:], BatchStride: 0, RowStride: 3 * h, ColStride: 1}
-			m.serial.MatMul(1, n, d, n, p, v, sc.out)
+			m.serial.MatMul(1, n, d, n,
+				fastcpu.Strided{Data: sc.scores, BatchStride: n * n, RowStride: n, ColStride: 1},
+				fastcpu.Strided{Data: v, BatchStride: n * d, RowStride: d, ColStride: 1}, sc.out)
 			for i := 0; i < n; i++ {
-				copy(ws.ctx[(off+i)*h+hd*d:][:d], sc.out[i*d:(i+1)*d])
+				out := sc.out[i*d : (i+1)*d]
+				scale(out, 1/sc.sums[i])
+				copy(ws.ctx[(off+i)*h+hd*d:][:d], out)
 			}
 		}
 		m.scratch.Put(sc)
