@@ -11,21 +11,21 @@ import (
 
 // Constants of exp and of the erf approximation, shared with the assembly.
 const (
-	expLo  = -88 // exp's lower clamp: e^-88 is a denormal, and softmax only needs 0
-	log2e  = 1.44269504088896341
-	ln2Hi  = 0.693359375 // ln 2 in two parts, for an exact n·ln2Hi
-	ln2Lo  = -2.12194440e-4
-	expC6  = 0.0013751409 // e^r ≈ 1 + r + r²·(c2 + c3·r + … + c6·r⁴) on |r| ≤ ln2/2,
-	expC5  = 0.008368919  // a least-squares fit of relative error below 8e-8
-	expC4  = 0.041669533
-	expC3  = 0.16666518
-	expC2  = 0.49999988
-	erfP   = 0.3275911 / math.Sqrt2 // Abramowitz and Stegun 7.1.26, in terms of v = √2·z
-	erfA1  = 0.254829592
-	erfA2  = -0.284496736
-	erfA3  = 1.421413741
-	erfA4  = -1.453152027
-	erfA5  = 1.061405429
+	expLo = -88 // exp's lower clamp: e^-88 is a denormal, and softmax only needs 0
+	log2e = 1.44269504088896341
+	ln2Hi = 0.693359375 // ln 2 in two parts, for an exact n·ln2Hi
+	ln2Lo = -2.12194440e-4
+	expC6 = 0.0013751409 // e^r ≈ 1 + r + r²·(c2 + c3·r + … + c6·r⁴) on |r| ≤ ln2/2,
+	expC5 = 0.008368919  // a least-squares fit of relative error below 8e-8
+	expC4 = 0.041669533
+	expC3 = 0.16666518
+	expC2 = 0.49999988
+	erfP  = 0.3275911 / math.Sqrt2 // Abramowitz and Stegun 7.1.26, in terms of v = √2·z
+	erfA1 = 0.254829592
+	erfA2 = -0.284496736
+	erfA3 = 1.421413741
+	erfA4 = -1.453152027
+	erfA5 = 1.061405429
 )
 
 // expf is e^x for x ≤ 0 in float32, the assembly's formula.
