@@ -96,7 +96,8 @@ func (r *Result) Unfold(ctx context.Context, items ...string) (*Result, error) {
 // resolveItem resolves one item: a range list, a name, or (split, when
 // split is set) a comma-separated list of these.
 func resolveItem(item string, lookup func(string) ([]astrepair.Match, error), split bool) ([]Expansion, error) {
-	if isRangeList(item) {
+	parts := splitItems(item)
+	if startsWithDigit(item) && !strings.Contains(item, ",") || len(parts) > 0 && !slices.ContainsFunc(parts, func(p string) bool { return !startsWithDigit(p) }) {
 		rs, err := ParseLineRanges(item)
 		if err != nil {
 			return nil, fmt.Errorf("pruner: expand: %w", err)
@@ -112,7 +113,6 @@ func resolveItem(item string, lookup func(string) ([]astrepair.Match, error), sp
 		}
 		return []Expansion{e}, nil
 	}
-	parts := splitItems(item)
 	if !split || len(parts) < 2 || !errorsIsUnknown(err) {
 		return nil, fmt.Errorf("pruner: expand: %w", err)
 	}
@@ -127,20 +127,9 @@ func resolveItem(item string, lookup func(string) ([]astrepair.Match, error), sp
 	return out, nil
 }
 
-// isRangeList reports an item made of line numbers: digits, '-', ',' and
-// blanks, starting with a digit (so "-5" and "12-x" are ranges to refuse
-// or names, not silently either).
-func isRangeList(s string) bool {
-	if s == "" || s[0] < '0' || s[0] > '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c == '-' || c == ',' || c == ' ' || c == '\t') {
-			return false
-		}
-	}
-	return true
-}
+// startsWithDigit reports an item that can only be line numbers: names do
+// not start with a digit, so "12-x" is a malformed range, not a name.
+func startsWithDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
 // splitItems splits s at the commas outside brackets (a Go generic
 // receiver `(l *List[K, V])` is one name), dropping empty parts.

@@ -20,9 +20,11 @@
 // tokens, -compression X about 1/X of the tokens; without one, -threshold
 // decides. Placeholders name what they fold and the input lines they
 // stand for, "// ... 40 lines omitted (120-159): func (c *Client) do"; run
-// again with -expand 120-159 (ranges, comma-separated) to see those lines
-// in full, the rest pruned as before. The input is read up to -max-input bytes (16 MiB; 0 lifts the
-// cap), never more.
+// again with -expand 120-159, or with a name a placeholder prints,
+// -expand "func (c *Client) do" (or do, Client.do; comma-separated, and
+// the flag may repeat), to see those lines in full, the rest pruned as
+// before; -delta prints only the lines -expand adds, numbered. The input
+// is read up to -max-input bytes (16 MiB; 0 lifts the cap), never more.
 //
 // Exit codes: 0 success, 1 runtime error, 2 usage error, 3 input that looks
 // binary (NUL bytes, mostly invalid UTF-8, UTF-16; -binary prunes it as
@@ -91,9 +93,11 @@ type flags struct {
 	backend, precision                 string
 	attnBlock                          int
 
-	// expand: the input line ranges shown in full (-expand); noNames:
-	// placeholders without names (-names=false).
-	expand  []pruner.LineRange
+	// expand: what -expand shows in full (ranges or names, as
+	// Result.Unfold takes them); delta: print only what they add;
+	// noNames: placeholders without names (-no-names).
+	expand  []string
+	delta   bool
 	noNames bool
 }
 
@@ -143,11 +147,14 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.IntVar(&f.minTokens, "min-tokens", pruner.DefaultMinInputTokens, "inputs shorter than this many tokens come back whole when no budget is set; 0 prunes any size")
 	fs.Float64Var(&f.minRelevance, "min-relevance", -1, "fold a text whose relevance to -q is below this to a skeleton (default: the line model's calibrated gate); 0 turns the gate off")
 	fs.BoolVar(&f.binary, "binary", false, "prune input that looks binary as text (default: refuse it, exit code 3)")
-	fs.Func("expand", "show these input lines in full, e.g. 120-159,300-310: the ranges placeholders print", func(s string) error {
-		rs, err := pruner.ParseLineRanges(s)
-		f.expand = append(f.expand, rs...)
-		return err
+	fs.Func("expand", "show these in full: line ranges or names that placeholders print, comma-separated, e.g. 120-159,readEvents (repeatable)", func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return errors.New("empty: want line ranges such as 120-159 or names that placeholders print")
+		}
+		f.expand = append(f.expand, s)
+		return nil
 	})
+	fs.BoolVar(&f.delta, "delta", false, "with -expand: print only the lines it adds to the first view, numbered, with the placeholders around them")
 	fs.BoolVar(&f.noNames, "no-names", false, "placeholders without the names of what they fold")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -178,6 +185,12 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	}
 	if f.compat && f.numbers {
 		return nil, errors.New("-swepruner prints the service's output byte for byte: -n numbers the library's output")
+	}
+	if f.delta && len(f.expand) == 0 {
+		return nil, errors.New("-delta prints what -expand adds: give -expand too")
+	}
+	if f.delta && f.asJSON {
+		return nil, errors.New("-delta prints text: -json prints the whole view after -expand")
 	}
 	if f.maxInput < 0 || f.maxInputLines < 0 {
 		return nil, errors.New("-max-input and -max-input-lines must be >= 0 (0 lifts the cap)")
@@ -281,16 +294,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "prune: %v\n", err)
 		return exitRuntime
 	}
+	first := res
 	if len(f.expand) > 0 {
-		if res, err = res.ExpandContext(ctx, f.expand...); err != nil {
+		if res, err = res.Unfold(ctx, f.expand...); err != nil {
 			fmt.Fprintf(stderr, "prune: -expand: %v\n", err)
-			if errors.Is(err, pruner.ErrLineRange) {
+			if errors.Is(err, pruner.ErrLineRange) || errors.Is(err, pruner.ErrUnknownName) {
 				return exitUsage
 			}
 			return exitRuntime
 		}
 	}
 	switch {
+	case f.delta:
+		d, err := res.Delta(first)
+		if err != nil {
+			fmt.Fprintf(stderr, "prune: -delta: %v\n", err)
+			return exitRuntime
+		}
+		io.WriteString(stdout, d)
 	case f.asJSON:
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -299,7 +320,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitRuntime
 		}
 	case f.numbers:
-		io.WriteString(stdout, numbered(res))
+		io.WriteString(stdout, res.Numbered())
 	default:
 		io.WriteString(stdout, res.Text)
 	}
@@ -311,6 +332,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(stderr, "prune: note: %s\n", n)
+	}
+	for _, e := range res.Expanded {
+		shown := make([]string, len(e.Lines))
+		for i, r := range e.Lines {
+			shown[i] = r.String()
+		}
+		what := ""
+		if len(e.Names) > 0 {
+			what = " (" + strings.Join(e.Names, "; ") + ")"
+		}
+		fmt.Fprintf(stderr, "prune: expanded %s%s: lines %s\n", e.Item, what, strings.Join(shown, ","))
 	}
 	return exitOK
 }
@@ -353,27 +385,3 @@ func tooLarge(name string, size, limit int64) error {
 	return fmt.Errorf("%w: %s: %s (-max-input; 0 lifts the cap)", pruner.ErrInputTooLarge, name, what)
 }
 
-// numbered prefixes every output line with its input line number as nl -ba
-// does; placeholders get a blank number column.
-func numbered(res *pruner.Result) string {
-	ph := map[int]bool{}
-	for _, p := range res.Placeholders {
-		ph[p.OutputLine] = true
-	}
-	kept := res.KeptLines()
-	var b strings.Builder
-	next := 0
-	lines := strings.SplitAfter(res.Text, "\n")
-	for i, l := range lines {
-		if l == "" && i == len(lines)-1 {
-			break
-		}
-		if ph[i+1] || next >= len(kept) {
-			fmt.Fprintf(&b, "%6s\t%s", "", l)
-			continue
-		}
-		fmt.Fprintf(&b, "%6d\t%s", kept[next], l)
-		next++
-	}
-	return b.String()
-}
