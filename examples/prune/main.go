@@ -384,4 +384,3 @@ func tooLarge(name string, size, limit int64) error {
 	}
 	return fmt.Errorf("%w: %s: %s (-max-input; 0 lifts the cap)", pruner.ErrInputTooLarge, name, what)
 }
-
