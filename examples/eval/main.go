@@ -43,6 +43,16 @@
 // column of the line model's features (linemodel.FeatureNames, e.g.
 // enc_win), scaled to [0,1] over the text, through the same budget and
 // repair: what one feature knows alone.
+// -scores NAME=FILE.jsonl (repeatable, or a comma list) adds the row
+// NAME+repair: each case's lines ranked by external per-line scores (one
+// JSON object a case: its id, the hash of its query and text, and
+// "lines", a score per line; see scores.go), scaled to [0,1] as -column's,
+// through the same budget and repair. A file without a case, with a case
+// of another query or text, or with more or fewer scores than lines is
+// refused before anything runs. -dump-units FILE writes, for every case,
+// that identity, each line's innermost definition and the line model's
+// line scores, and exits: what examples/eval/teachers/score.py reads to
+// score lines with a pretrained sentence encoder.
 // -tokens reads the -lines shares as shares of the input tokens
 // (pruner.WithCompression(1/r)) for the library rows, the baselines sitting
 // out; -names=false renders placeholders without names.
@@ -73,7 +83,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -116,11 +125,13 @@ type flags struct {
 	parse          bool
 	shuffled       bool
 	thesaurus      int
-	tokens         bool   // -tokens: r is a share of the input tokens (library rows only)
-	names          bool   // -names: placeholders name what they fold
-	unfold         bool   // -unfold: add the one-unfold rows
-	column         string // -column: add a row that ranks lines by this feature column alone
-	columnIdx      int    // its index in linemodel.FeatureNames
+	tokens         bool       // -tokens: r is a share of the input tokens (library rows only)
+	names          bool       // -names: placeholders name what they fold
+	unfold         bool       // -unfold: add the one-unfold rows
+	column         string     // -column: add a row that ranks lines by this feature column alone
+	columnIdx      int        // its index in linemodel.FeatureNames
+	scores         scoresFlag // -scores: rows that rank lines by external per-line scores
+	dumpUnits      string     // -dump-units: write each case's definitions and line-model scores, and exit
 	paths          []string
 }
 
@@ -188,6 +199,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.BoolVar(&f.tokens, "tokens", false, "read -lines as shares of the input tokens (pruner.WithCompression(1/r)); the baselines, which count lines, sit it out")
 	fs.BoolVar(&f.names, "names", true, "placeholders name what they fold (pruner.WithPlaceholderNames)")
 	fs.StringVar(&f.column, "column", "", "add a row column+repair that ranks lines by this column of the line model's features alone (linemodel.FeatureNames), through the same budget and repair: what one feature knows")
+	fs.Var(&f.scores, "scores", "NAME=FILE.jsonl (repeatable, or a comma list): add a row NAME+repair that ranks each case's lines by FILE's scores for it (one JSON object a case: id, hash, lines; see scores.go), scaled to [0,1] as -column's are, through the same budget and repair")
+	fs.StringVar(&f.dumpUnits, "dump-units", "", "write, for every case, its id and hash (as -scores reads them), each line's innermost definition and the line model's line scores to this JSONL file, and exit")
 	fs.BoolVar(&f.unfold, "unfold", false, "add, for every library row, a row +unfold: the output after a reader unfolds the one placeholder whose names best match the query, and a control row +largest: after unfolding the largest fold")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eval [flags] [FILE.jsonl | DIR ...]  (default: the shared dev set)")
@@ -280,6 +293,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if f.thesaurus > 0 {
 		files = expandQueries(files, f.thesaurus)
 	}
+	if f.dumpUnits != "" {
+		if err := dumpUnits(ctx, f.dumpUnits, files); err != nil {
+			fmt.Fprintf(stderr, "eval: %v\n", err)
+			return exitRuntime
+		}
+		return exitOK
+	}
 	if strings.HasPrefix(f.model, pruner.HubPrefix) {
 		// Fetch an hf: checkpoint ahead, with progress; Load then finds it
 		// in the cache (and the report keeps its name).
@@ -290,6 +310,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	ev, err := newEvaluator(ctx, f)
 	if err != nil {
+		fmt.Fprintf(stderr, "eval: %v\n", err)
+		return exitRuntime
+	}
+	for _, sp := range f.scores {
+		t, err := readScores(sp)
+		if err != nil {
+			fmt.Fprintf(stderr, "eval: %v\n", err)
+			return exitRuntime
+		}
+		ev.scores = append(ev.scores, t)
+	}
+	if err := checkScores(ev.scores, files); err != nil {
 		fmt.Fprintf(stderr, "eval: %v\n", err)
 		return exitRuntime
 	}
@@ -410,6 +442,7 @@ type evaluator struct {
 	builtin map[string]map[float64]*pruner.Pruner // libraryRows, by method and ratio
 	model   map[float64]*pruner.Pruner
 	kind    string
+	scores  []*scoreTable // -scores, in flag order
 	// progress, when not nil, receives a line every 10 model cases (the
 	// model rows can take minutes).
 	progress io.Writer
@@ -626,7 +659,11 @@ func (ev *evaluator) summarize(name string, idx []int, out []caseOutcome) group 
 		}
 	}
 	for _, r := range ev.f.ratios {
-		for _, m := range append(slices.Clone(methodNames), "column+repair") {
+		rows := append(slices.Clone(methodNames), "column+repair")
+		for _, t := range ev.scores {
+			rows = append(rows, scoreRowPrefix+t.name)
+		}
+		for _, m := range rows {
 			for _, m := range []string{m, m + unfoldSuffix, m + largestSuffix} {
 				o, ok := obs[m+"@"+strconv.FormatFloat(r, 'g', -1, 64)]
 				if !ok {
@@ -642,6 +679,9 @@ func (ev *evaluator) summarize(name string, idx []int, out []caseOutcome) group 
 func (ev *evaluator) rowName(m string) string {
 	if m == "column+repair" {
 		return ev.f.column + "+repair"
+	}
+	if name, ok := strings.CutPrefix(m, scoreRowPrefix); ok {
+		return name + "+repair"
 	}
 	if strings.HasPrefix(m, "model+repair") && ev.kind != "" {
 		return ev.kind + strings.TrimPrefix(m, "model")
@@ -858,6 +898,19 @@ func (ev *evaluator) runCase(ctx context.Context, j job, model bool) (caseOutcom
 				return o, err
 			}
 		}
+		for _, t := range ev.scores {
+			s, err := t.lookup(c)
+			if err != nil {
+				return o, err
+			}
+			p, err := pruner.New(fixedScorer(s), ev.f.budget(r, pruner.WithPlaceholderNames(ev.f.names))...)
+			if err != nil {
+				return o, err
+			}
+			if err := library(scoreRowPrefix+t.name, p, r); err != nil {
+				return o, err
+			}
+		}
 		if ev.f.methods["oracle+repair"] {
 			p, err := pruner.New(goldScorer(c.GoldLines), ev.f.budget(r, pruner.WithPlaceholderNames(ev.f.names))...)
 			if err != nil {
@@ -947,18 +1000,10 @@ func (c columnScorer) Score(ctx context.Context, query string, doc *pruner.Docum
 		return nil, fmt.Errorf("column scorer: %d feature rows for %d lines", n, len(doc.Lines))
 	}
 	s := make([]float64, n)
-	lo, hi := math.Inf(1), math.Inf(-1)
 	for i := range s {
 		s[i] = float64(X[i*linemodel.NumFeatures+c.col])
-		lo, hi = min(lo, s[i]), max(hi, s[i])
 	}
-	for i := range s {
-		if hi > lo {
-			s[i] = (s[i] - lo) / (hi - lo)
-		} else {
-			s[i] = 0
-		}
-	}
+	scaleUnit(s)
 	return &pruner.Scores{Lines: s, Doc: 1}, nil
 }
 
