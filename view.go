@@ -3,8 +3,9 @@ package pruner
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/prunekit/pruner/internal/lines"
 )
 
 // ErrOtherInput is returned by Delta for two results that are not views of
@@ -42,31 +43,21 @@ func (r *Result) rows() []outRow {
 	return out
 }
 
-// writeNumbered writes one row as nl -ba does: the number right-aligned in
-// six columns and a tab, a blank column for a placeholder.
-func writeNumbered(b *strings.Builder, row outRow) {
-	num := ""
-	if row.num > 0 {
-		num = strconv.Itoa(row.num)
-	}
-	for i := len(num); i < 6; i++ {
-		b.WriteByte(' ')
-	}
-	b.WriteString(num)
-	b.WriteByte('\t')
-	b.WriteString(row.text)
+// writeNumbered writes one row as nl -ba does (lines.AppendNumbered): a
+// placeholder's number column is blank.
+func writeNumbered(b *[]byte, row outRow) {
+	*b = lines.AppendNumbered(*b, row.num, row.text)
 }
 
 // Numbered returns r.Text with every line prefixed by its input line
 // number as `nl -ba` prints it (six columns and a tab); placeholder lines
 // get a blank number column.
 func (r *Result) Numbered() string {
-	var b strings.Builder
-	b.Grow(len(r.Text) + 8*strings.Count(r.Text, "\n"))
+	b := make([]byte, 0, len(r.Text)+(lines.NumberWidth+1)*(strings.Count(r.Text, "\n")+1))
 	for _, row := range r.rows() {
 		writeNumbered(&b, row)
 	}
-	return b.String()
+	return string(b)
 }
 
 // Delta returns only what r shows that prev did not: each run of input
@@ -109,14 +100,14 @@ func (r *Result) Delta(prev *Result) (string, error) {
 	if !any {
 		return "", nil
 	}
-	var b strings.Builder
+	var b []byte
 	for i, row := range rows {
 		if show[i] {
 			writeNumbered(&b, row)
 			if !strings.HasSuffix(row.text, "\n") {
-				b.WriteByte('\n')
+				b = append(b, '\n')
 			}
 		}
 	}
-	return b.String(), nil
+	return string(b), nil
 }

@@ -83,7 +83,7 @@ func (b *csrBuilder) done() csr {
 
 // lineIndex holds where each line of a text ends, terminator included, in
 // 4 bytes per line (8 for texts past 4 GiB); starts and content ends follow
-// from the text. Lines follow the library's rule (chunk.SplitLines): they
+// from the text. Lines follow the library's rule (internal/lines.Split): they
 // end at '\n' only, a '\r' before the '\n' belongs to the terminator, and a
 // final '\n' does not start an empty line.
 type lineIndex struct {

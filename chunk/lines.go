@@ -2,22 +2,16 @@ package chunk
 
 import (
 	"math"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/prunekit/pruner/internal/lines"
 )
 
-// Line is one line of a text as the library numbers them (SPEC §4). Offsets
-// are bytes: text[Start:End] is the content without terminator and
-// text[End:TermEnd] is the terminator ("\n", "\r\n" or empty for a last line
-// without one).
-type Line struct {
-	// Number is the 1-based line number.
-	Number int
-	// Start and End delimit the line content.
-	Start, End int
-	// TermEnd is the end of the line including its terminator.
-	TermEnd int
-}
+// Line is one line of a text as the library numbers them (SPEC §4; the
+// rule is package internal/lines's). Offsets are bytes: text[Start:End] is
+// the content without terminator and text[End:TermEnd] is the terminator
+// ("\n", "\r\n" or empty for a last line without one).
+type Line = lines.Line
 
 // SplitLines splits text into lines the way cat -n, git and editors count
 // them: lines end at "\n" only; a "\r" right before the "\n" belongs to the
@@ -25,39 +19,10 @@ type Line struct {
 // content; a final "\n" does not start an extra empty line; empty text has no
 // lines. Concatenating text[l.Start:l.TermEnd] over all lines gives text back,
 // byte for byte, whatever the bytes are.
-func SplitLines(text string) []Line {
-	if text == "" {
-		return nil
-	}
-	lines := make([]Line, 0, strings.Count(text, "\n")+1)
-	for start := 0; start < len(text); {
-		nl := strings.IndexByte(text[start:], '\n')
-		if nl < 0 {
-			lines = append(lines, Line{Number: len(lines) + 1, Start: start, End: len(text), TermEnd: len(text)})
-			break
-		}
-		end := start + nl
-		termEnd := end + 1
-		if end > start && text[end-1] == '\r' {
-			end--
-		}
-		lines = append(lines, Line{Number: len(lines) + 1, Start: start, End: end, TermEnd: termEnd})
-		start = termEnd
-	}
-	return lines
-}
+func SplitLines(text string) []Line { return lines.Split(text) }
 
 // CountLines returns len(SplitLines(text)) without building the lines.
-func CountLines(text string) int {
-	if text == "" {
-		return 0
-	}
-	n := strings.Count(text, "\n")
-	if text[len(text)-1] != '\n' {
-		n++
-	}
-	return n
-}
+func CountLines(text string) int { return lines.Count(text) }
 
 // LineScores computes the library's line scores of text from token scores
 // given as byte spans of text (see SpansToBytes), for lines of the same text

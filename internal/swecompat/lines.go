@@ -1,21 +1,16 @@
 package swecompat
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/prunekit/pruner/internal/lines"
+)
 
 // pyLine is one line of Python's str.splitlines(): text[start:end] without
 // its terminator, cps code points long.
 type pyLine struct {
 	start, end int
 	cps        int
-}
-
-// isLineBreak reports whether r ends a line for str.splitlines().
-func isLineBreak(r rune) bool {
-	switch r {
-	case '\n', '\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\u0085', '\u2028', '\u2029':
-		return true
-	}
-	return false
 }
 
 // isSpace is Python's str.isspace() for one character (the CPython 3.11 set).
@@ -29,30 +24,15 @@ func isSpace(r rune) bool {
 	return r >= '\u2000' && r <= '\u200a'
 }
 
-// splitPy splits text as str.splitlines(): every line-break character ends
-// a line, "\r\n" is one terminator, and a final terminator does not start an
-// empty line.
+// splitPy splits text as str.splitlines() (lines.SplitPython) and counts
+// each line's code points.
 func splitPy(text string) []pyLine {
-	var lines []pyLine
-	start, cps := 0, 0
-	for b := 0; b < len(text); {
-		r, w := utf8.DecodeRuneInString(text[b:])
-		if w == 1 && r == utf8.RuneError || !isLineBreak(r) {
-			b += w
-			cps++
-			continue
-		}
-		lines = append(lines, pyLine{start: start, end: b, cps: cps})
-		b += w
-		if r == '\r' && b < len(text) && text[b] == '\n' {
-			b++
-		}
-		start, cps = b, 0
+	ls := lines.SplitPython(text)
+	out := make([]pyLine, len(ls))
+	for i, l := range ls {
+		out[i] = pyLine{start: l.Start, end: l.End, cps: utf8.RuneCountInString(text[l.Start:l.End])}
 	}
-	if start < len(text) {
-		lines = append(lines, pyLine{start: start, end: len(text), cps: cps})
-	}
-	return lines
+	return out
 }
 
 // SplitLines returns the lines of text as Python's str.splitlines(): it
