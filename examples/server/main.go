@@ -11,10 +11,15 @@
 //	POST /prune      {"query","code","threshold","always_keep_first_frags","chunk_overlap_tokens"}
 //	                 → {"score","pruned_code","token_scores","kept_frags","origin_token_cnt",
 //	                    "left_token_cnt","model_input_token_cnt","error_msg"}
-//	POST /v1/prune   {"query","text","options":{"threshold","token_budget","compression",
-//	                    "line_budget","language","file_name","expand",...}} → the library's Result
-//	                 ("expand":"120-159,300-310" shows those input lines in full, as
-//	                 pruner.Result.Expand; 400 for ranges outside the input or overlapping)
+//	POST /v1/prune   {"query","text","reader","options":{"threshold","token_budget","compression",
+//	                    "line_budget","language","file_name","expand","full_view",...}}
+//	                 → {"view":"full",...the library's Result}
+//	                 A follow-up ("expand":"func (c *Client) do, 120-159": names a placeholder
+//	                 prints and line ranges, as pruner.Result.Unfold) answers {"view":"delta",
+//	                 "text": only the new lines, numbered, ...} against the last view sent for
+//	                 the same reader, text, query and options (-view-cache bounds that memory),
+//	                 or the whole view with "full_view":true; 400 for ranges outside the input
+//	                 or overlapping, and for unknown names (with "closest", the nearest names)
 //
 // The server stops gracefully on SIGINT or SIGTERM: it stops accepting
 // connections and lets running requests finish for up to -shutdown-grace,
@@ -85,7 +90,7 @@ const finalWrite = 5 * time.Second
 type flags struct {
 	model, addr, scorer, backend, precision         string
 	attnBlock                                       int
-	maxBody                                         int64
+	maxBody, viewCache                              int64
 	maxLength, maxConcurrent                        int
 	timeout, readTimeout, writeTimeout, idleTimeout time.Duration
 	grace                                           time.Duration
@@ -103,6 +108,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.scorer, "scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "listen address")
 	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413); above 16 MiB it raises the pruner's input limit too; 0 lifts both")
+	fs.Int64Var(&f.viewCache, "view-cache", pruner.DefaultViewBytes, "bytes of the last views sent, which /v1/prune follow-ups answer with a delta against; 0 keeps none (a follow-up's delta is then against the first view)")
 	fs.IntVar(&f.maxLength, "max-length", 8192, "model window length in tokens (the SWE-Pruner service uses 8192)")
 	fs.StringVar(&f.backend, "backend", "", "backend of a -model checkpoint: go (default), simplego, or xla[:PLUGIN] (a binary built with -tags xla); one model on one device serves every request")
 	fs.StringVar(&f.precision, "precision", "", "weight products of a -model checkpoint: float32 (default) or bf16 (AVX512_BF16 CPUs, XLA GPUs)")
@@ -127,6 +133,8 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 		return nil, errors.New("-timeout, -read-timeout, -write-timeout, -idle-timeout and -shutdown-grace must be >= 0")
 	case f.maxBody < 0:
 		return nil, errors.New("-max-body must be >= 0 (0 lifts the cap)")
+	case f.viewCache < 0:
+		return nil, errors.New("-view-cache must be >= 0 (0 keeps no views)")
 	}
 	if f.timeout == 0 {
 		f.timeout = httpapi.DefaultTimeout // what the handler would use
@@ -174,9 +182,13 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 	if err != nil {
 		return err
 	}
+	viewBytes := f.viewCache
+	if viewBytes == 0 {
+		viewBytes = -1 // the handler's "none"; its 0 is the default bound
+	}
 	h, err := httpapi.New(p, httpapi.Config{
 		MaxBodyBytes: maxBody, Timeout: f.timeout, MaxConcurrent: f.maxConcurrent,
-		TokenizerDir: dir, Logger: log,
+		TokenizerDir: dir, Logger: log, ViewBytes: viewBytes,
 	})
 	if err != nil {
 		return err

@@ -46,6 +46,9 @@ func TestParse(t *testing.T) {
 		{"negative timeout", []string{"-timeout", "-1s"}, true, nil},
 		{"negative grace", []string{"-shutdown-grace", "-1s"}, true, nil},
 		{"negative -max-body", []string{"-max-body", "-1"}, true, nil},
+		{"-view-cache defaults to 64 MiB", nil, false, func(t *testing.T, f *flags) { assert.EqualValues(t, 64<<20, f.viewCache) }},
+		{"-view-cache 0 keeps none", []string{"-view-cache", "0"}, false, func(t *testing.T, f *flags) { assert.Zero(t, f.viewCache) }},
+		{"negative -view-cache", []string{"-view-cache", "-1"}, true, nil},
 		{"explicit", []string{"-model", "m", "-addr", ":0", "-max-body", "10", "-timeout", "5s"}, false, func(t *testing.T, f *flags) {
 			assert.Equal(t, ":0", f.addr)
 			assert.EqualValues(t, 10, f.maxBody)

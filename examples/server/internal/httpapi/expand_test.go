@@ -14,11 +14,12 @@ import (
 // TestNativeExpand: /v1/prune's expand option shows input line ranges in
 // full (a string as placeholders print ranges, or an array), byte-identical
 // to the input, and answers 400 to ranges outside the input or
-// overlapping.
+// overlapping. full_view asks for the whole view (follow-ups answer with
+// the new lines by default: followup_test.go).
 func TestNativeExpand(t *testing.T) {
 	srv := newServer(t, Config{})
 	// At threshold 1 only the last line stays: lines 1-5 fold.
-	base := map[string]any{"min_tokens": 0, "threshold": 1, "keep_last_line": true, "language": "text"}
+	base := map[string]any{"min_tokens": 0, "threshold": 1, "keep_last_line": true, "language": "text", "full_view": true}
 	tests := []struct {
 		name    string
 		expand  any
@@ -34,7 +35,8 @@ func TestNativeExpand(t *testing.T) {
 		{"outside the input", "5-9", http.StatusBadRequest, "", nil, "5-9 is outside the input's lines 1-6"},
 		{"overlapping", "1-3,3-4", http.StatusBadRequest, "", nil, "1-3 and 3-4 overlap"},
 		{"reversed", []string{"3-1"}, http.StatusBadRequest, "", nil, "want 1 ≤ FIRST ≤ LAST"},
-		{"malformed", "one-two", http.StatusBadRequest, "", nil, "invalid line range"},
+		{"not a range: a name, and an unknown one", "one-two", http.StatusBadRequest, "", nil, "names no definition or record of the text (it has none to unfold by name; ask for a line range)"},
+		{"a malformed range", "3-", http.StatusBadRequest, "", nil, "invalid line range"},
 		{"not a range", 12, http.StatusBadRequest, "", nil, "malformed JSON"},
 	}
 	for _, tc := range tests {
@@ -46,7 +48,8 @@ func TestNativeExpand(t *testing.T) {
 			if tc.expand != nil {
 				opts["expand"] = tc.expand
 			}
-			status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": snippet, "options": opts})
+			// A reader per case: each unfolds the first view, not the last case's.
+			status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": snippet, "reader": tc.name, "options": opts})
 			require.Equal(t, tc.status, status, string(body))
 			if tc.status != http.StatusOK {
 				assert.Contains(t, string(body), tc.errPart)

@@ -16,8 +16,20 @@
 // score] pairs of the merged per-token scores (empty for the scorers that
 // score lines: the embedded line model and the lexical baseline).
 //
+// A /v1/prune request whose options carry expand (line ranges or names a
+// placeholder prints, pruner.Result.Unfold) is a follow-up: the server
+// unfolds the last view it sent for the same reader, text, query and
+// options (Config.ViewBytes bounds that memory), and the reply, the
+// library's Result JSON with one more field, "view": "delta", has in text
+// only the new lines, numbered as nl -ba numbers them, with the
+// placeholders around them (pruner.Result.Delta); with "full_view": true,
+// text is the whole view and "view" is "full". The other fields (lines,
+// placeholders, kept_lines, expanded, tokens) describe the whole view
+// after unfolding.
+//
 // Errors are JSON objects {"error_msg": "..."} with status 400 (malformed
-// JSON, missing query or code, invalid option), 404 (no such path), 405
+// JSON, missing query or code, invalid option, an expand item that names
+// nothing, in which case "closest" lists the text's nearest names), 404 (no such path), 405
 // (wrong method; the Allow header lists the right ones), 413 (body over the
 // limit, or a text over the pruner's input limit), 422 (a text that looks
 // binary), 503 (server busy: no pruning slot before the request's
@@ -58,6 +70,7 @@ import (
 	"time"
 
 	"github.com/prunekit/pruner"
+	"github.com/prunekit/pruner/astrepair"
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/tokenizer"
 )
@@ -110,6 +123,11 @@ type Config struct {
 	TokenizerDir string
 	// Logger receives one line per failed request (default: discard).
 	Logger *slog.Logger
+	// ViewBytes bounds the memory of the last view sent per reader, text,
+	// query and options, which /v1/prune follow-ups answer with a delta
+	// against (default pruner.DefaultViewBytes; negative: none, so a
+	// follow-up's delta is against the first view, pruned again).
+	ViewBytes int64
 }
 
 // Handler serves the pruning API. It is safe for concurrent use.
@@ -120,7 +138,8 @@ type Handler struct {
 	slots   chan struct{}
 	overrun atomic.Int64 // prunes still running past their deadline
 	mux     *http.ServeMux
-	prompt  int // prefix + suffix tokens of the model input
+	prompt  int           // prefix + suffix tokens of the model input
+	views   *pruner.Views // nil: follow-ups unfold the first view
 
 	healthMu       sync.Mutex
 	healthAt       time.Time
@@ -195,6 +214,9 @@ func newHandler(e engine, cfg Config) (*Handler, error) {
 		slots:  make(chan struct{}, cfg.MaxConcurrent),
 		mux:    http.NewServeMux(),
 		prompt: len(chunk.DefaultPrefixIDs()) + len(chunk.DefaultSuffixIDs()),
+	}
+	if cfg.ViewBytes >= 0 {
+		h.views = &pruner.Views{MaxBytes: cfg.ViewBytes}
 	}
 	h.mux.HandleFunc("GET /health", h.health)
 	h.mux.HandleFunc("POST /prune", h.prune)
@@ -395,6 +417,9 @@ type PruneResponse struct {
 
 type errorBody struct {
 	ErrorMsg string `json:"error_msg"`
+	// Closest lists the text's names nearest an expand name that names
+	// nothing, so a client can ask again.
+	Closest []string `json:"closest,omitempty"`
 }
 
 func (h *Handler) prune(w http.ResponseWriter, r *http.Request) {
@@ -456,8 +481,13 @@ func (h *Handler) prune(w http.ResponseWriter, r *http.Request) {
 
 // NativeRequest is the body of POST /v1/prune.
 type NativeRequest struct {
-	Query   string        `json:"query"`
-	Text    *string       `json:"text"`
+	Query string  `json:"query"`
+	Text  *string `json:"text"`
+	// Reader names who reads the replies (an agent, a session): the views
+	// a follow-up's delta is computed against are remembered per reader,
+	// so readers sharing the server never get a delta against a view
+	// another one was sent. Requests without it share one reader.
+	Reader  string        `json:"reader,omitempty"`
 	Options NativeOptions `json:"options"`
 }
 
@@ -478,39 +508,95 @@ type NativeOptions struct {
 	SWEPrunerCompat bool     `json:"swepruner_compat,omitempty"`
 	MinTokens       *int     `json:"min_tokens,omitempty"`    // smaller inputs come back whole; 0 prunes any size
 	MinRelevance    *float64 `json:"min_relevance,omitempty"` // the relevance gate; 0 turns it off
-	// Expand lists input line ranges to show in full, as placeholders
-	// print them: "120-159,300-310", ["120-159", "7"] or
-	// [{"first_line":120,"last_line":159}] (pruner.Result.Expand).
-	Expand ExpandRanges `json:"expand,omitempty"`
+	// Expand lists what to show in full, as placeholders print it: input
+	// line ranges and names of what they fold, in a string ("120-159,300",
+	// "readEvents, 120-159") or an array of strings and range objects
+	// (["func (c *Client) do", "7"], [{"first_line":120,"last_line":159}]);
+	// see pruner.Result.Unfold. A request with expand is a follow-up: its
+	// text holds only what the unfolded view adds to the last view sent
+	// (see FullView).
+	Expand ExpandItems `json:"expand,omitempty"`
+	// FullView returns a follow-up's whole view in text instead of the
+	// new lines only.
+	FullView bool `json:"full_view,omitempty"`
 	// PlaceholderNames false renders placeholders without the names of
 	// what they fold (pruner.WithPlaceholderNames).
 	PlaceholderNames *bool `json:"placeholder_names,omitempty"`
 }
 
-// ExpandRanges is the expand option: a string of comma-separated ranges or
-// an array of ranges (strings or objects).
-type ExpandRanges []pruner.LineRange
+// ExpandItems is the expand option: the items of pruner.Result.Unfold,
+// each a line range, a list of them or a name.
+type ExpandItems []string
 
-// UnmarshalJSON accepts "120-159,300-310" or an array of ranges.
-func (e *ExpandRanges) UnmarshalJSON(b []byte) error {
+// maxExpandNames bounds the names one request may unfold: each is looked
+// up among all the text's names, so megabytes of them would make a cheap
+// request an expensive one. Ranges are not counted (checked in one pass).
+const maxExpandNames = 64
+
+// UnmarshalJSON accepts a string ("120-159,300-310", "readEvents, 7") or
+// an array whose elements are strings or range objects
+// {"first_line":120,"last_line":159}.
+func (e *ExpandItems) UnmarshalJSON(b []byte) error {
+	var items []string
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
-		rs, err := pruner.ParseLineRanges(s)
-		if err != nil {
-			return err
+		if strings.TrimSpace(s) != "" { // "": nothing to expand, as before names
+			items = []string{s}
 		}
-		*e = rs
-		return nil
+	} else {
+		var raw []json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return fmt.Errorf("expand: want a string or an array of strings and ranges: %w", err)
+		}
+		items = make([]string, 0, len(raw))
+		for _, r := range raw {
+			if len(r) > 0 && r[0] == '{' {
+				var lr pruner.LineRange
+				if err := json.Unmarshal(r, &lr); err != nil {
+					return fmt.Errorf("expand: %w", err)
+				}
+				if err := pruner.CheckLineRanges(math.MaxInt, lr); err != nil {
+					return err
+				}
+				items = append(items, lr.String())
+				continue
+			}
+			var s string
+			if err := json.Unmarshal(r, &s); err != nil {
+				return fmt.Errorf("expand: want strings or range objects, got %s: %w", cut(r), err)
+			}
+			items = append(items, s)
+		}
 	}
-	var rs []pruner.LineRange
-	if err := json.Unmarshal(b, &rs); err != nil {
-		return err
-	}
-	*e = rs
+	*e = items
 	return nil
+}
+
+// countNames counts the comma-separated parts of items that are not line
+// ranges (digits, '-' and blanks). Names holding commas count once per
+// part: the bound errs on the strict side.
+func countNames(items []string) int {
+	n := 0
+	for _, it := range items {
+		for part := range strings.SplitSeq(it, ",") {
+			part = strings.TrimSpace(part)
+			if part != "" && strings.Trim(part, "0123456789- \t") != "" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// cut shortens raw JSON for an error message.
+func cut(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
 }
 
 func (o NativeOptions) options() ([]pruner.Option, error) {
@@ -584,33 +670,117 @@ func (h *Handler) prunev1(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, errors.New("missing field: text"))
 		return
 	}
+	if n := countNames(req.Options.Expand); n > maxExpandNames {
+		h.fail(w, r, http.StatusBadRequest, fmt.Errorf("options.expand: %d names, at most %d per request", n, maxExpandNames))
+		return
+	}
 	opts, err := req.Options.options()
 	if err != nil {
 		h.fail(w, r, http.StatusBadRequest, err)
 		return
 	}
-	p, err := h.base.With(opts...)
+	key, err := viewKey(&req)
 	if err != nil {
-		h.fail(w, r, http.StatusBadRequest, err)
+		h.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	res, status, err := h.run(r.Context(), p, req.Query, *req.Text)
-	if err != nil {
-		h.fail(w, r, status, err)
-		return
+	followUp := len(req.Options.Expand) > 0
+	var prev *pruner.Result
+	if followUp && h.views != nil {
+		prev = h.views.Last(key) // what this reader was sent last: no prune needed
 	}
-	if len(req.Options.Expand) > 0 {
-		// Re-rendering is linear in the text: no slot or timeout of its own.
-		if res, err = res.ExpandContext(r.Context(), req.Options.Expand...); err != nil {
-			status := http.StatusInternalServerError
-			if errors.Is(err, pruner.ErrLineRange) {
-				status = http.StatusBadRequest
-			}
-			h.fail(w, r, status, fmt.Errorf("options.expand: %w", err))
+	if prev == nil {
+		// A first view, or a follow-up whose view is forgotten (or never
+		// kept): Prune is deterministic, so this is the view first sent.
+		p, err := h.base.With(opts...)
+		if err != nil {
+			h.fail(w, r, http.StatusBadRequest, err)
+			return
+		}
+		var status int
+		if prev, status, err = h.run(r.Context(), p, req.Query, *req.Text); err != nil {
+			h.fail(w, r, status, err)
 			return
 		}
 	}
-	h.writeJSON(w, http.StatusOK, res) // the library's one JSON shape (pruner.Result.MarshalJSON)
+	if !followUp {
+		h.remember(key, prev)
+		h.writeJSON(w, http.StatusOK, prev) // the library's one JSON shape (pruner.Result.MarshalJSON)
+		return
+	}
+	next, status, err := h.unfold(r.Context(), prev, req.Options.Expand)
+	if err != nil {
+		h.fail(w, r, status, fmt.Errorf("options.expand: %w", err))
+		return
+	}
+	h.remember(key, next)
+	if req.Options.FullView {
+		h.writeView(w, r, "full", next, next.Text)
+		return
+	}
+	delta, err := next.Delta(prev)
+	if err != nil {
+		h.fail(w, r, http.StatusInternalServerError, err) // one input: cannot happen
+		return
+	}
+	h.writeView(w, r, "delta", next, delta)
+}
+
+// viewKey keys the view a request reads: its reader, text and query, and
+// every option that shapes the view (all of them but the follow-up's own).
+func viewKey(req *NativeRequest) (string, error) {
+	o := req.Options
+	o.Expand, o.FullView = nil, false
+	shape, err := json.Marshal(o)
+	if err != nil {
+		return "", fmt.Errorf("internal error: view key: %w", err)
+	}
+	return pruner.ViewKey(*req.Text, req.Query, req.Reader, string(shape)), nil
+}
+
+func (h *Handler) remember(key string, res *pruner.Result) {
+	if h.views != nil {
+		h.views.Remember(key, res)
+	}
+}
+
+// unfold shows items in prev. Re-rendering is linear in the text and a
+// name's lookup is bounded by maxExpandNames, so it takes no slot; the
+// request timeout still bounds it.
+func (h *Handler) unfold(ctx context.Context, prev *pruner.Result, items []string) (*pruner.Result, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
+	defer cancel()
+	next, err := prev.Unfold(ctx, items...)
+	switch {
+	case err == nil:
+		return next, http.StatusOK, nil
+	case errors.Is(err, pruner.ErrLineRange), errors.Is(err, pruner.ErrUnknownName), errors.Is(err, pruner.ErrNotExpandable):
+		// ErrNotExpandable: names asked of a swepruner_compat view.
+		return nil, http.StatusBadRequest, err
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, http.StatusGatewayTimeout, err
+	case errors.Is(err, context.Canceled):
+		return nil, http.StatusServiceUnavailable, err
+	}
+	return nil, http.StatusInternalServerError, err
+}
+
+// writeView answers with res in the library's JSON shape, text replaced
+// by the reply's text, and "view" saying which it is: "full" or "delta".
+func (h *Handler) writeView(w http.ResponseWriter, r *http.Request, view string, res *pruner.Result, text string) {
+	cp := *res
+	cp.Text = text
+	b, err := json.Marshal(cp) // pruner.Result.MarshalJSON: always an object
+	if err != nil {
+		h.fail(w, r, http.StatusInternalServerError, fmt.Errorf("internal error: cannot encode the response: %w", err))
+		return
+	}
+	out := make([]byte, 0, len(b)+len(view)+12)
+	out = append(out, `{"view":`...)
+	out = strconv.AppendQuote(out, view)
+	out = append(out, ',')
+	out = append(out, b[1:]...)
+	h.writeJSON(w, http.StatusOK, json.RawMessage(out))
 }
 
 // run prunes under the request timeout and the concurrency limit, and maps
@@ -717,7 +887,11 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) (int, er
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, err error) {
 	h.cfg.Logger.Warn("request failed", "path", r.URL.Path, "status", status, "err", err)
-	h.writeError(w, status, err.Error())
+	body := errorBody{ErrorMsg: err.Error()}
+	if une, ok := errors.AsType[*astrepair.UnknownNameError](err); ok {
+		body.Closest = une.Closest
+	}
+	h.writeJSON(w, status, body)
 }
 
 func (h *Handler) writeError(w http.ResponseWriter, status int, msg string) {
