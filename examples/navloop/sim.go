@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/prunekit/pruner"
+	"github.com/prunekit/pruner/internal/lexical"
+)
+
+// simAnswer is the simulated reader's answer: it reads, it does not answer.
+const simAnswer = "ANSWER: (the simulated reader does not answer)"
+
+// simReader is the offline reader: where the setting lets it, it unfolds
+// once the placeholder whose names share the most terms with the query
+// (chooseFold), by its range in the range setting and by its best-matching
+// name in the name setting; then, or without a match, it "answers".
+type simReader struct{}
+
+func (simReader) reply(_ context.Context, t *turn) (string, error) {
+	if len(t.msgs) > 1 || t.first == nil || t.s.unfold == unfoldNone {
+		return simAnswer, nil
+	}
+	ph, name, ok := chooseFold(t.c.Query, t.first.Placeholders)
+	switch {
+	case !ok:
+		return simAnswer, nil
+	case t.s.unfold == unfoldRanges:
+		return fmt.Sprintf("UNFOLD: %d-%d", ph.FirstLine, ph.LastLine), nil
+	default:
+		return "UNFOLD: " + name, nil
+	}
+}
+
+// chooseFold is the simulated reader's choice, the rule of examples/eval's
+// -unfold: the placeholder whose names share the most query terms (the
+// query's identifier pieces without stopwords, as BM25 reads it, each
+// counted once; see termMatch), the first on ties. name is that
+// placeholder's name that matches the most terms (the first on ties). ok is
+// false when no placeholder's names match: the reader reads on.
+func chooseFold(query string, phs []pruner.Placeholder) (ph pruner.Placeholder, name string, ok bool) {
+	terms := lexical.QueryTokens(query)
+	best, bestScore := -1, 0
+	for i, p := range phs {
+		var pieces []string
+		for _, n := range p.Names {
+			pieces = append(pieces, lexical.Tokens(n)...)
+		}
+		if s := matches(terms, pieces); s > bestScore {
+			best, bestScore = i, s
+		}
+	}
+	if best < 0 {
+		return pruner.Placeholder{}, "", false
+	}
+	ph = phs[best]
+	nameScore := 0
+	for _, n := range ph.Names {
+		if s := matches(terms, lexical.Tokens(n)); s > nameScore {
+			name, nameScore = n, s
+		}
+	}
+	return ph, name, true
+}
+
+// matches counts the terms that match one of pieces.
+func matches(terms, pieces []string) int {
+	n := 0
+	for _, t := range terms {
+		for _, p := range pieces {
+			if termMatch(t, p) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// termMatch says whether query term t and name piece p are the same word:
+// equal, or sharing a stem of at least 4 characters that is all of the
+// shorter one but at most two characters ("retry"/"retries").
+func termMatch(t, p string) bool {
+	if t == p {
+		return true
+	}
+	n := 0
+	for n < len(t) && n < len(p) && t[n] == p[n] {
+		n++
+	}
+	return n >= 4 && n+2 >= min(len(t), len(p))
+}
