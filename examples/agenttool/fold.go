@@ -198,6 +198,17 @@ type call struct {
 	fileName    string
 	lineNumbers bool
 	expand      []pruner.LineRange
+	unfold      []string
+}
+
+// items returns what the call asks to show in full, as pruner.Result.Unfold
+// items: the ranges of Expand, then the items of Unfold.
+func (c *call) items() []string {
+	out := make([]string, 0, len(c.expand)+len(c.unfold))
+	for _, r := range c.expand {
+		out = append(out, r.String())
+	}
+	return append(out, c.unfold...)
 }
 
 // FileName names the file the output comes from; its extension helps the
@@ -209,10 +220,23 @@ func LineNumbers(on bool) CallOption { return func(c *call) { c.lineNumbers = on
 
 // Expand shows the output's lines of ranges in full (1-based, as the
 // placeholders print them) in a pruned output, the rest pruned as without
-// it (pruner.Result.Expand). Ranges outside the output or overlapping make
-// the call fail open; check them first with pruner.CheckLineRanges.
+// it (pruner.Result.Unfold, which records them in the Result's Expanded).
+// Ranges outside the output or overlapping make the call fail open; check
+// them first with pruner.CheckLineRanges.
 func Expand(ranges ...pruner.LineRange) CallOption {
 	return func(c *call) { c.expand = append(c.expand, ranges...) }
+}
+
+// Unfold shows in full what items name in a pruned output, the rest pruned
+// as without it: an item is what a placeholder prints, a name of what it
+// folds ("func (c *Client) do", "do", "Client.do", "TestParse/case_01") or
+// a line range ("120-159"), or several of them comma-separated; see
+// pruner.Result.Unfold. A name that names nothing, or a range outside the
+// output or overlapping another, makes the call fail open with the reason
+// (the closest names for a name). Read_pruned's expand argument is this
+// option, answered with the new lines only.
+func Unfold(items ...string) CallOption {
+	return func(c *call) { c.unfold = append(c.unfold, items...) }
 }
 
 // Outcome is what Fold did.
@@ -248,27 +272,17 @@ type Outcome struct {
 // (pruner.WithKeepLines, so code keeps their context too) and the last
 // line (pruner.WithKeepLastLine); for non-code output Fold adds the last
 // lines (WithTailLines) and renders the kept lines again with the library's
-// renderer, so placeholders are the library's everywhere.
+// renderer, so placeholders are the library's everywhere. Expand and
+// Unfold then show what they ask for.
 func (f *Folder) Fold(ctx context.Context, question, output string, opts ...CallOption) (out Outcome) {
-	c := call{lineNumbers: f.cfg.lineNumbers}
-	for _, o := range opts {
-		o(&c)
-	}
+	c := f.newCall(opts)
 	lines := chunk.SplitLines(output)
 	out.Lines, out.KeptLines = len(lines), len(lines)
-	whole := func(why string) Outcome {
-		out.Skipped = why
-		out.Text = output
-		if c.lineNumbers {
-			out.Text = numberLines(output, lines)
-		}
-		return out
-	}
 	switch {
 	case strings.TrimSpace(question) == "":
-		return whole("no " + QuestionArg)
+		return f.whole(output, lines, c, out, "no "+QuestionArg)
 	case utf8.RuneCountInString(output) < f.cfg.minChars:
-		return whole(fmt.Sprintf("output under %d characters", f.cfg.minChars))
+		return f.whole(output, lines, c, out, fmt.Sprintf("output under %d characters", f.cfg.minChars))
 	}
 	defer func() {
 		if v := recover(); v != nil {
@@ -279,26 +293,59 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 	// and the expansion.
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.timeout)
 	defer cancel()
-	res, err := f.prune(ctx, question, output, c.fileName)
+	res, forced, err := f.view(ctx, question, output, lines, c.fileName)
 	if err != nil {
 		return f.failOpen(output, lines, c, err)
 	}
-	out.Result = res
+	out.Result, out.ForcedLines = res, forced
+	if items := c.items(); len(items) > 0 && res.Unpruned == "" {
+		if res, err = res.Unfold(ctx, items...); err != nil {
+			return f.failOpen(output, lines, c, fmt.Errorf("agenttool: %w", err))
+		}
+		out.Result = res
+	}
+	return f.render(question, output, lines, c, out)
+}
+
+func (f *Folder) newCall(opts []CallOption) call {
+	c := call{lineNumbers: f.cfg.lineNumbers}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// whole returns out with output whole (numbered if asked) and why.
+func (f *Folder) whole(output string, lines []chunk.Line, c call, out Outcome, why string) Outcome {
+	out.Skipped = why
+	out.Text = output
+	out.KeptLines = len(lines)
+	if c.lineNumbers {
+		out.Text = numberLines(output, lines)
+	}
+	return out
+}
+
+// view prunes output and applies the policy: the view Fold shows before
+// any expansion, and the count of the lines the policy kept.
+func (f *Folder) view(ctx context.Context, question, output string, lines []chunk.Line, fileName string) (*pruner.Result, int, error) {
+	res, err := f.prune(ctx, question, output, fileName)
+	if err != nil {
+		return nil, 0, err
+	}
+	forced := 0
 	if res.Unpruned != "" {
 		for i, l := range res.Lines {
 			if l.Reason == pruner.ReasonAlwaysKeep && i < len(lines)-1 && f.mustKeep(output[lines[i].Start:lines[i].End]) {
-				out.ForcedLines++ // kept by the pruner for the policy
+				forced++ // kept by the pruner for the policy
 			}
 		}
-		return whole(res.Unpruned)
+		return res, forced, nil
 	}
 	if len(res.Lines) != len(lines) {
-		return f.failOpen(output, lines, c, fmt.Errorf("agenttool: pruner returned %d lines for %d", len(res.Lines), len(lines)))
+		return nil, 0, fmt.Errorf("agenttool: pruner returned %d lines for %d", len(res.Lines), len(lines))
 	}
-	tail := f.cfg.tailLines
-	if res.Language != "" {
-		tail = 0 // source code: its end is no verdict, unlike a log's
-	}
+	tail := f.tail(res)
 	keep := make([]bool, len(lines))
 	added := false // lines kept here that the pruner folded
 	for i, l := range res.Lines {
@@ -306,24 +353,57 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 		text := output[lines[i].Start:lines[i].End]
 		switch {
 		case keep[i] && l.Reason == pruner.ReasonAlwaysKeep && i < len(lines)-1 && f.mustKeep(text):
-			out.ForcedLines++ // kept by the pruner for the policy
+			forced++ // kept by the pruner for the policy
 		case !keep[i] && (i >= len(lines)-tail || f.mustKeep(text)):
 			keep[i] = true
 			added = true
-			out.ForcedLines++
+			forced++
 		}
 	}
 	if added {
 		if res, err = f.refold(ctx, output, lines, keep, res); err != nil {
-			return f.failOpen(output, lines, c, err)
+			return nil, 0, err
 		}
-		out.Result = res
 	}
-	if len(c.expand) > 0 {
-		if res, err = res.ExpandContext(ctx, c.expand...); err != nil {
-			return f.failOpen(output, lines, c, fmt.Errorf("agenttool: %w", err))
+	return res, forced, nil
+}
+
+// tail is the number of last lines the policy keeps in res's output.
+func (f *Folder) tail(res *pruner.Result) int {
+	if res.Language != "" {
+		return 0 // source code: its end is no verdict, unlike a log's
+	}
+	return f.cfg.tailLines
+}
+
+// forcedIn counts the kept lines of a view the policy asked for, for a
+// view Fold did not just make (one remembered, then unfolded): lines the
+// policy marked always-keep (the last line aside) that match a keep
+// pattern or lie in the tail.
+func (f *Folder) forcedIn(output string, lines []chunk.Line, res *pruner.Result) int {
+	if len(res.Lines) != len(lines) {
+		return 0
+	}
+	tail := f.tail(res)
+	if res.Unpruned != "" {
+		tail = 0
+	}
+	n := 0
+	for i, l := range res.Lines {
+		if l.Reason == pruner.ReasonAlwaysKeep && i < len(lines)-1 &&
+			(i >= len(lines)-tail || f.mustKeep(output[lines[i].Start:lines[i].End])) {
+			n++
 		}
-		out.Result = res
+	}
+	return n
+}
+
+// render fills out's text from out.Result: the header and the view
+// (numbered if asked), or the output whole when nothing is folded.
+func (f *Folder) render(question, output string, lines []chunk.Line, c call, out Outcome) Outcome {
+	res := out.Result
+	if res.Unpruned != "" {
+		return f.whole(output, lines, c, out, res.Unpruned)
 	}
 	out.KeptLines = 0
 	kept := 0 // bytes
@@ -334,16 +414,29 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 		}
 	}
 	if out.KeptLines == len(lines) {
-		return whole("every line is relevant")
+		return f.whole(output, lines, c, out, "every line is relevant")
 	}
 	body := res.Text // the library's rendering, in the language's comment syntax
 	if c.lineNumbers {
-		body = numbered(res)
+		body = res.Numbered()
 	}
 	out.Pruned = true
 	out.Text = fmt.Sprintf("[pruned for %q: kept %d of %d lines (%d%% of the text), folded %d; %s]\n%s",
 		question, out.KeptLines, len(lines), percent(kept, len(output)), len(lines)-out.KeptLines, f.cfg.fullHint, body)
 	return out
+}
+
+// unfold shows items in a view, bounded by the Folder's timeout; a panic
+// becomes an error.
+func (f *Folder) unfold(ctx context.Context, view *pruner.Result, items []string) (res *pruner.Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, fmt.Errorf("agenttool: internal error: %v", v)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, f.cfg.timeout)
+	defer cancel()
+	return view.Unfold(ctx, items...)
 }
 
 func (f *Folder) prune(ctx context.Context, question, output, fileName string) (*pruner.Result, error) {
@@ -449,29 +542,6 @@ func numberLines(text string, lines []chunk.Line) string {
 		if l.TermEnd == l.End && i+1 < len(lines) {
 			b.WriteByte('\n')
 		}
-	}
-	return b.String()
-}
-
-// numbered returns res.Text with every kept line prefixed by its input
-// line number as nl -ba does; placeholder lines get a blank number column.
-func numbered(res *pruner.Result) string {
-	ph := make(map[int]bool, len(res.Placeholders))
-	for _, p := range res.Placeholders {
-		ph[p.OutputLine] = true
-	}
-	kept := res.KeptLines()
-	var b strings.Builder
-	b.Grow(len(res.Text) + 8*len(kept))
-	next := 0
-	for i, l := range chunk.SplitLines(res.Text) {
-		if ph[i+1] || next >= len(kept) {
-			b.WriteString("      \t")
-		} else {
-			fmt.Fprintf(&b, "%6d\t", kept[next])
-			next++
-		}
-		b.WriteString(res.Text[l.Start:l.TermEnd])
 	}
 	return b.String()
 }

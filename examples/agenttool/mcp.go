@@ -10,11 +10,13 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -43,6 +45,10 @@ type Meta struct {
 	ForcedLines int `json:"forced_lines"`
 	// Summary describes the pruning; absent when the pruner did not run.
 	Summary *Summary `json:"summary,omitempty"`
+	// View says what the content of a read_pruned follow-up (a call with
+	// expand) holds: "delta", only the lines the earlier view did not
+	// show, or "full", the whole view; absent for other calls.
+	View string `json:"view,omitempty"`
 }
 
 // Summary is the part of the library's Result (Outcome.Result) an MCP
@@ -63,6 +69,9 @@ type Summary struct {
 	Scorer       string               `json:"scorer"`
 	Unpruned     string               `json:"unpruned,omitempty"`
 	Notes        []string             `json:"notes,omitempty"`
+	// Expanded lists what was unfolded on request, with the lines each
+	// item showed and the names it stood for (pruner.Result.Expanded).
+	Expanded []pruner.Expansion `json:"expanded,omitempty"`
 }
 
 // summarize returns res's Summary; nil for nil.
@@ -75,7 +84,7 @@ func summarize(res *pruner.Result) *Summary {
 		KeptLines:    runs(len(res.Lines), func(i int) bool { return res.Lines[i].Kept }),
 		Placeholders: res.Placeholders,
 		Score:        res.Score, Tokens: res.Tokens, Language: res.Language, Scorer: res.Scorer,
-		Unpruned: res.Unpruned, Notes: res.Notes,
+		Unpruned: res.Unpruned, Notes: res.Notes, Expanded: res.Expanded,
 	}
 	// Arrays, never null, as the library's own JSON.
 	if s.KeptLines == nil {
@@ -198,12 +207,21 @@ func (f *Folder) foldResult(ctx context.Context, q string, res *mcp.CallToolResu
 		cp := *tc
 		cp.Text = o.Text
 		res.Content[i] = cp
-		m := Meta{Pruned: o.Pruned, Skipped: o.Skipped, ForcedLines: o.ForcedLines, Summary: summarize(o.Result)}
-		if o.Err != nil {
-			m.Error = o.Err.Error()
-		}
-		stats = append(stats, m)
+		stats = append(stats, metaOf(o, ""))
 	}
+	setMeta(res, stats)
+}
+
+// metaOf is the Meta of one Fold outcome; view as in Meta.View.
+func metaOf(o Outcome, view string) Meta {
+	m := Meta{Pruned: o.Pruned, Skipped: o.Skipped, ForcedLines: o.ForcedLines, Summary: summarize(o.Result), View: view}
+	if o.Err != nil {
+		m.Error = o.Err.Error()
+	}
+	return m
+}
+
+func setMeta(res *mcp.CallToolResult, stats []Meta) {
 	if res.Meta == nil {
 		res.Meta = &mcp.Meta{}
 	}
@@ -221,6 +239,8 @@ type Workspace struct {
 	folder     *Folder
 	maxFile    int64
 	maxMatches int
+	viewBytes  int64
+	views      *pruner.Views // nil: follow-ups unfold the first view
 }
 
 // WorkspaceOption configures a Workspace.
@@ -240,6 +260,13 @@ func WithMaxFileBytes(n int64) WorkspaceOption { return func(w *Workspace) { w.m
 // lifts the cap.
 func WithMaxMatches(n int) WorkspaceOption { return func(w *Workspace) { w.maxMatches = max(n, 0) } }
 
+// WithViewBytes bounds the memory of the last view read_pruned sent for
+// each file content, question, file name and MCP session, which a
+// follow-up (a call with expand) answers with only the new lines against
+// (default pruner.DefaultViewBytes). 0 keeps none: a follow-up's new lines
+// are then those its items add to the first view, pruned again.
+func WithViewBytes(n int64) WorkspaceOption { return func(w *Workspace) { w.viewBytes = max(n, 0) } }
+
 // NewWorkspace opens root for the tools. Close releases it.
 func NewWorkspace(root string, f *Folder, opts ...WorkspaceOption) (*Workspace, error) {
 	if f == nil {
@@ -253,9 +280,12 @@ func NewWorkspace(root string, f *Folder, opts ...WorkspaceOption) (*Workspace, 
 	if err != nil {
 		return nil, fmt.Errorf("agenttool: workspace: %w", err)
 	}
-	w := &Workspace{root: r, dir: dir, folder: f, maxFile: DefaultMaxFileBytes, maxMatches: 2000}
+	w := &Workspace{root: r, dir: dir, folder: f, maxFile: DefaultMaxFileBytes, maxMatches: 2000, viewBytes: pruner.DefaultViewBytes}
 	for _, o := range opts {
 		o(w)
+	}
+	if w.viewBytes > 0 {
+		w.views = &pruner.Views{MaxBytes: w.viewBytes}
 	}
 	return w, nil
 }
@@ -271,10 +301,13 @@ func (w *Workspace) Tools() []server.ServerTool {
 			"are folded into markers naming the hidden line numbers and what they hold, e.g. "+
 			"\"// ... 40 lines omitted (120-159): func (c *Client) do, func retry, and 3 more\"; "+
 			"error lines and the file's last line (a log's last lines) are always kept. To see folded lines, call again with the same path and "+
-			"context_focus_question and expand set to the line ranges of the markers you just read."),
+			"context_focus_question and expand set to what a marker you just read names: one of its names copied as printed "+
+			"(\"func (c *Client) do\") or its line range (\"120-159\"). That reply holds only the new lines, numbered; "+
+			"the rest of your earlier view stands (full_view: true returns the whole view)."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("file path relative to the workspace root (or absolute, inside it)")),
 		FocusQuestionParam(),
 		mcp.WithString(ExpandArg, mcp.Description(expandDescription)),
+		mcp.WithBoolean(FullViewArg, mcp.Description(fullViewDescription)),
 		mcp.WithBoolean("line_numbers", mcp.Description("prefix lines with their line numbers (nl -ba style)")),
 		mcp.WithTitleAnnotation("Read a file, pruned to a question"),
 		readOnlyTool(),
@@ -343,23 +376,107 @@ func (w *Workspace) rel(p string) (string, error) {
 	return strings.TrimPrefix(p, "/"), nil
 }
 
-// ExpandArg is read_pruned's argument naming the line ranges to show in
-// full.
+// ExpandArg is read_pruned's argument naming what to show in full: names
+// the markers print and line ranges (pruner.Result.Unfold's items).
 const ExpandArg = "expand"
 
+// FullViewArg is read_pruned's argument asking a follow-up for the whole
+// view instead of the new lines only.
+const FullViewArg = "full_view"
+
 // expandDescription tells the model what read_pruned's expand does.
-const expandDescription = "Optional. Line ranges of this file to show in full, comma-separated, e.g. \"120-159,300-310\": " +
-	"copy them from the markers \"... N lines omitted (120-159) ...\" of your previous read_pruned call of this file. " +
-	"Use the same context_focus_question as that call: the other lines stay pruned as they were."
+const expandDescription = "Optional. What to show in full, comma-separated, copied from the markers " +
+	"\"... N lines omitted (120-159): func (c *Client) do, func retry, and 3 more\" of your previous read_pruned call of this file: " +
+	"a name as the marker prints it (\"func (c *Client) do\"; also \"do\" or \"Client.do\", a test such as \"TestParse/case_01\", " +
+	"a file of search output), or a line range (\"120-159\"), e.g. \"func retry, 300-310\". " +
+	"Use the same context_focus_question as that call: the reply holds only the lines it did not show, numbered, " +
+	"and the rest of that view stands. A name that names nothing is refused with the closest names."
+
+// fullViewDescription tells the model what read_pruned's full_view does.
+const fullViewDescription = "Optional, with expand: return the whole pruned view with the unfolded lines " +
+	"instead of only the new lines (when the earlier view is no longer at hand)."
+
+// maxExpandNames bounds the names one call may unfold: each is looked up
+// among all the file's names. Ranges are not counted.
+const maxExpandNames = 64
+
+// expandItems reads the expand argument: a string of comma-separated
+// items, an array of them, or a line number.
+func expandItems(v any) ([]string, error) {
+	var items []string
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		if strings.TrimSpace(v) == "" {
+			return nil, nil
+		}
+		items = []string{v}
+	case float64: // a line number
+		if v < 1 || v > 1<<53 || v != math.Trunc(v) {
+			return nil, fmt.Errorf("%s: %v is no line number; want names or line ranges such as \"120-159\"", ExpandArg, v)
+		}
+		items = []string{strconv.FormatFloat(v, 'f', -1, 64)}
+	case []any:
+		for i, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: item %d is %s, want a string (a name or a line range)", ExpandArg, i+1, jsonType(e))
+			}
+			items = append(items, s)
+		}
+	default:
+		return nil, fmt.Errorf("%s: want a string such as \"func retry, 120-159\", not %s", ExpandArg, jsonType(v))
+	}
+	if n := countNames(items); n > maxExpandNames {
+		return nil, fmt.Errorf("%s: %d names, at most %d per call", ExpandArg, n, maxExpandNames)
+	}
+	return items, nil
+}
+
+// jsonType names the JSON type of a decoded argument.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// countNames counts the comma-separated parts of items that are not line
+// ranges (digits, '-' and blanks). Names holding commas count once per
+// part: the bound errs on the strict side.
+func countNames(items []string) int {
+	n := 0
+	for _, it := range items {
+		for part := range strings.SplitSeq(it, ",") {
+			part = strings.TrimSpace(part)
+			if part != "" && strings.Trim(part, "0123456789- \t") != "" {
+				n++
+			}
+		}
+	}
+	return n
+}
 
 func (w *Workspace) readPruned(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	p, err := req.RequireString("path")
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
 	}
-	ranges, err := pruner.ParseLineRanges(req.GetString(ExpandArg, ""))
+	items, err := expandItems(req.GetArguments()[ExpandArg])
 	if err != nil {
-		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %s: %v", ExpandArg, err)), nil
+		return mcp.NewToolResultError("read_pruned: " + err.Error()), nil
 	}
 	name, err := w.rel(p)
 	if err != nil {
@@ -369,13 +486,100 @@ func (w *Workspace) readPruned(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %v", err)), nil
 	}
-	if err := pruner.CheckLineRanges(chunk.CountLines(string(data)), ranges...); err != nil {
+	text, q := string(data), questionFrom(ctx, req)
+	c := w.folder.newCall([]CallOption{FileName(name), LineNumbers(req.GetBool("line_numbers", w.folder.cfg.lineNumbers))})
+	key := pruner.ViewKey(text, q, "read_pruned", name, sessionID(ctx))
+	var prev *pruner.Result
+	if len(items) > 0 && w.views != nil {
+		prev = w.views.Last(key) // what this session was sent last: no prune needed
+	}
+	if prev == nil {
+		// A first read, or a follow-up whose view is forgotten (or never
+		// kept): Prune is deterministic, so this is the view first sent.
+		o := w.folder.Fold(ctx, q, text, FileName(name), LineNumbers(c.lineNumbers))
+		if o.Result == nil || len(items) == 0 {
+			if o.Result != nil && w.views != nil {
+				w.views.Remember(key, o.Result)
+			}
+			// Without a view to unfold (no question, a small file, a
+			// failure) the file went whole: expand has nothing to add.
+			return toolResult(o, ""), nil
+		}
+		prev = o.Result
+	}
+	next, err := w.folder.unfold(ctx, prev, items)
+	if err != nil {
 		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %s: %v", ExpandArg, err)), nil
 	}
-	res := mcp.NewToolResultText(string(data))
-	w.folder.foldResult(ctx, questionFrom(ctx, req), res, FileName(name),
-		LineNumbers(req.GetBool("line_numbers", w.folder.cfg.lineNumbers)), Expand(ranges...))
-	return res, nil
+	if w.views != nil {
+		w.views.Remember(key, next)
+	}
+	lines := chunk.SplitLines(text)
+	o := Outcome{Lines: len(lines), KeptLines: len(lines), Result: next, ForcedLines: w.folder.forcedIn(text, lines, next)}
+	if req.GetBool(FullViewArg, false) {
+		return toolResult(w.folder.render(q, text, lines, c, o), "full"), nil
+	}
+	delta, err := next.Delta(prev)
+	if err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("read_pruned: %v", err)), nil // one input: cannot happen
+	}
+	o.KeptLines = len(next.KeptLines())
+	o.Pruned = o.KeptLines < len(lines)
+	shown := describeExpansions(next.Expanded[len(prev.Expanded):])
+	if delta == "" {
+		o.Text = fmt.Sprintf("[unfolded %s of %s: no new lines, your earlier view shows them already; %s: true returns the whole view]\n",
+			shown, name, FullViewArg)
+	} else {
+		o.Text = fmt.Sprintf("[unfolded %s of %s; new lines only, numbered; the rest of your earlier view stands]\n%s", shown, name, delta)
+	}
+	return toolResult(o, "delta"), nil
+}
+
+// sessionID names the MCP session of a call, so that clients sharing the
+// server never get a delta against a view another one was sent.
+func sessionID(ctx context.Context) string {
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		return s.SessionID()
+	}
+	return ""
+}
+
+// toolResult is the tool result of one outcome, with its Meta.
+func toolResult(o Outcome, view string) *mcp.CallToolResult {
+	res := mcp.NewToolResultText(o.Text)
+	setMeta(res, []Meta{metaOf(o, view)})
+	return res
+}
+
+// describeExpansions says what items showed: each name with its lines,
+// each range as lines.
+func describeExpansions(exps []pruner.Expansion) string {
+	var parts []string
+	for _, e := range exps {
+		switch {
+		case len(e.Names) == 0:
+			parts = append(parts, linesLabel(e.Lines))
+		case len(e.Names) == len(e.Lines): // one range per definition or record
+			for i, n := range e.Names {
+				parts = append(parts, fmt.Sprintf("%s (%s)", n, linesLabel(e.Lines[i:i+1])))
+			}
+		default:
+			parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(e.Names, ", "), linesLabel(e.Lines)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// linesLabel formats ranges as "line 7" or "lines 120-159, 300".
+func linesLabel(rs []pruner.LineRange) string {
+	if len(rs) == 1 && rs[0].First == rs[0].Last {
+		return "line " + rs[0].String()
+	}
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.String()
+	}
+	return "lines " + strings.Join(parts, ", ")
 }
 
 // readFile reads a regular file of the root, refusing one over the cap; at

@@ -11,8 +11,10 @@ import (
 )
 
 // TestMCPReadPrunedExpand: read_pruned's expand shows the line ranges its
-// markers printed, verbatim, the rest pruned as before; ranges outside the
-// file, overlapping or malformed are a tool error that says why.
+// markers printed, verbatim, the rest pruned as before (full_view: the
+// whole view; follow-ups answer with the new lines by default, see
+// mcp_unfold_test.go); ranges outside the file, overlapping or malformed
+// are a tool error that says why.
 func TestMCPReadPrunedExpand(t *testing.T) {
 	h := newHarness(t)
 	lines := strings.SplitAfter(buildLog(), "\n")
@@ -34,11 +36,14 @@ func TestMCPReadPrunedExpand(t *testing.T) {
 		{name: "every folded line", expand: "1-11,13-28", want: []string{strings.Join(lines, "")}, notWant: []string{"omitted"}},
 		{name: "past the end", expand: "25-40", isError: true, want: []string{"expand", "25-40 is outside the input's lines 1-30"}},
 		{name: "overlapping", expand: "1-5,5-6", isError: true, want: []string{"1-5 and 5-6 overlap"}},
-		{name: "malformed", expand: "lines 3 to 5", isError: true, want: []string{"invalid line range", "FIRST-LAST"}},
+		{name: "malformed", expand: "3-", isError: true, want: []string{"invalid line range", "FIRST-LAST"}},
+		{name: "not a range: a name, unknown", expand: "lines 3 to 5", isError: true, want: []string{`unknown name: "lines 3 to 5"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, text := h.call(t, "read_pruned", map[string]any{"path": "build.log", QuestionArg: q, ExpandArg: tc.expand})
+			// A plain read first: the follow-up unfolds the first view, not the last case's.
+			h.call(t, "read_pruned", map[string]any{"path": "build.log", QuestionArg: q})
+			res, text := h.call(t, "read_pruned", map[string]any{"path": "build.log", QuestionArg: q, ExpandArg: tc.expand, FullViewArg: true})
 			require.Equal(t, tc.isError, res.IsError, text)
 			for _, s := range tc.want {
 				assert.Contains(t, text, s)
@@ -49,6 +54,7 @@ func TestMCPReadPrunedExpand(t *testing.T) {
 		})
 	}
 	t.Run("numbered", func(t *testing.T) {
+		h.call(t, "read_pruned", map[string]any{"path": "build.log", QuestionArg: q})
 		_, text := h.call(t, "read_pruned", map[string]any{"path": "build.log", QuestionArg: q, ExpandArg: "14", "line_numbers": true})
 		assert.Contains(t, text, "    14\t"+lines[13])
 		assert.Contains(t, text, "      \t... 14 lines omitted (15-28) ...\n")
@@ -56,7 +62,9 @@ func TestMCPReadPrunedExpand(t *testing.T) {
 }
 
 // TestMCPReadPrunedDescribesExpand: the tool tells the calling model that
-// the ranges to expand come from the markers it just read.
+// what to expand comes from the markers it just read, by name or range,
+// and that the reply holds the new lines only unless it asks for
+// full_view.
 func TestMCPReadPrunedDescribesExpand(t *testing.T) {
 	h := newHarness(t)
 	tools, err := h.client.ListTools(context.Background(), mcp.ListToolsRequest{})
@@ -65,11 +73,19 @@ func TestMCPReadPrunedDescribesExpand(t *testing.T) {
 		if tool.Name != "read_pruned" {
 			continue
 		}
-		assert.Contains(t, tool.Description, "expand set to the line ranges of the markers you just read")
+		assert.Contains(t, tool.Description, "expand set to what a marker you just read names: one of its names copied as printed")
+		assert.Contains(t, tool.Description, "or its line range")
+		assert.Contains(t, tool.Description, "only the new lines")
 		prop, ok := tool.InputSchema.Properties[ExpandArg].(map[string]any)
 		require.True(t, ok, "expand parameter")
-		assert.Contains(t, prop["description"], "copy them from the markers")
+		assert.Contains(t, prop["description"], "copied from the markers")
+		assert.Contains(t, prop["description"], `a name as the marker prints it ("func (c *Client) do"`)
+		assert.Contains(t, prop["description"], `a line range ("120-159")`)
+		full, ok := tool.InputSchema.Properties[FullViewArg].(map[string]any)
+		require.True(t, ok, "full_view parameter")
+		assert.Equal(t, "boolean", full["type"])
 		assert.NotContains(t, tool.InputSchema.Required, ExpandArg)
+		assert.NotContains(t, tool.InputSchema.Required, FullViewArg)
 		return
 	}
 	t.Fatal("no read_pruned tool")

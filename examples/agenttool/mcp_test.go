@@ -73,9 +73,17 @@ type harness struct {
 	client *client.Client
 	dummy  *dummyTool
 	root   string
+	server *server.MCPServer
+	ws     *Workspace
 }
 
 func newHarness(t *testing.T) *harness {
+	t.Helper()
+	return newHarnessWith(t, newFolder(t, 1, WithMinChars(100), WithTailLines(2)))
+}
+
+// newHarnessWith is newHarness with the folder f and workspace options.
+func newHarnessWith(t *testing.T, f *Folder, opts ...WorkspaceOption) *harness {
 	t.Helper()
 	root := t.TempDir()
 	write := func(name, content string) {
@@ -92,14 +100,18 @@ func newHarness(t *testing.T) *harness {
 	require.NoError(t, os.WriteFile(outside, []byte("secret retry\n"), 0o644))
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "escape.txt")))
 
-	f := newFolder(t, 1, WithMinChars(100), WithTailLines(2))
-	w, err := NewWorkspace(root, f)
+	w, err := NewWorkspace(root, f, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = w.Close() })
 	s := NewMCPServer("prunekit-test", "0.0.1", w)
 	d := &dummyTool{}
 	s.AddTool(mcp.NewTool("run_tests", mcp.WithBoolean("fail"), FocusQuestionParam()), d.handle)
+	return &harness{client: connect(t, s), dummy: d, root: root, server: s, ws: w}
+}
 
+// connect starts an in-process client of s: a session of its own.
+func connect(t *testing.T, s *server.MCPServer) *client.Client {
+	t.Helper()
 	c, err := client.NewInProcessClient(s)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
@@ -110,15 +122,22 @@ func newHarness(t *testing.T) *harness {
 	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
 	_, err = c.Initialize(ctx, init)
 	require.NoError(t, err)
-	return &harness{client: c, dummy: d, root: root}
+	return c
 }
 
 func (h *harness) call(t *testing.T, name string, args map[string]any) (*mcp.CallToolResult, string) {
 	t.Helper()
+	return callWith(t, h.client, name, args)
+}
+
+// callWith calls a tool through client c and returns the result and its
+// text.
+func callWith(t *testing.T, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, string) {
+	t.Helper()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
-	res, err := h.client.CallTool(context.Background(), req)
+	res, err := c.CallTool(context.Background(), req)
 	require.NoError(t, err)
 	var texts []string
 	for _, c := range res.Content {

@@ -8,6 +8,9 @@
 //	{"mcpServers": {"pruner": {"command": "pruner-mcp", "args": ["-model", "/models/code-pruner", "-root", "."]}}}
 //
 // Calls without context_focus_question return files and matches whole.
+// A read_pruned call with expand (names the markers print, or their line
+// ranges) returns only the lines the previous read of that file did not
+// show; -view-cache bounds the memory of those views.
 //
 // Without -model it prunes with the library's embedded line model;
 // -scorer lexical picks the BM25 baseline. -threshold, -lines, -budget and
@@ -66,6 +69,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	minChars := fs.Int("min-chars", agenttool.DefaultMinChars, "outputs shorter than this pass through")
 	tail := fs.Int("tail", agenttool.DefaultTailLines, "last lines never folded")
 	numbers := fs.Bool("n", false, "number lines (nl -ba style) by default")
+	viewCache := fs.Int64("view-cache", pruner.DefaultViewBytes,
+		"bytes of the last views read_pruned sent, which follow-ups (expand) answer with only the new lines against; 0 keeps none")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -77,6 +82,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if *maxInput < 0 {
 		return errors.New("-max-input must be >= 0 (0 lifts the cap)")
+	}
+	if *viewCache < 0 {
+		return errors.New("-view-cache must be >= 0 (0 keeps no views)")
 	}
 	opts := []pruner.Option{pruner.WithScorer(*scorer), pruner.WithMaxInputBytes(int(*maxInput)),
 		pruner.WithDownloadProgress(pruner.DownloadProgressTo(stderr))}
@@ -108,7 +116,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	w, err := agenttool.NewWorkspace(*root, f, agenttool.WithMaxFileBytes(*maxInput))
+	w, err := agenttool.NewWorkspace(*root, f, agenttool.WithMaxFileBytes(*maxInput), agenttool.WithViewBytes(*viewCache))
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ import (
 
 func TestUsage(t *testing.T) {
 	for _, args := range [][]string{{"-nope"}, {"-scorer", "magic"}, {"stray"}, {"-model", "../../../../testdata/tiny-swepruner", "-root", "/does/not/exist"},
-		{"-lines", "0.2", "-budget", "100"}, {"-lines", "3"}, {"-max-input", "-1"}, {"-ratio", "4"}} {
+		{"-lines", "0.2", "-budget", "100"}, {"-lines", "3"}, {"-max-input", "-1"}, {"-ratio", "4"}, {"-view-cache", "-1"}} {
 		err := run(context.Background(), args, nil, io.Discard, io.Discard)
 		assert.Error(t, err, "%q", args)
 	}
@@ -142,5 +142,39 @@ func TestStdio(t *testing.T) {
 		assert.NoError(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("server did not stop")
+	}
+}
+
+// TestStdioFollowUp: over stdio, a read_pruned call with expand answers
+// with the new lines only, against the view the previous call sent; with
+// -view-cache 0, against the first view each time.
+func TestStdioFollowUp(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "step %d ok: compiled module\n", i)
+	}
+	b.WriteString("ERROR cannot open config file\nmake: exit status 2\n")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "build.log"), []byte(b.String()), 0o644))
+	model := "../../../../testdata/tiny-swepruner"
+	read := func(id int, expand string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_pruned","arguments":`+
+			`{"path":"build.log","context_focus_question":"why did the build fail?","expand":%q}}}`, id, expand)
+	}
+	for _, tc := range []struct{ cache string }{{"67108864"}, {"0"}} {
+		s := start(t, "-model", model, "-root", root, "-threshold", "1", "-tail", "0", "-view-cache", tc.cache)
+		first := fmt.Sprint(s.call(read(2, ""))["content"])
+		assert.Contains(t, first, "... 40 lines omitted (1-40) ...", "cache %s", tc.cache)
+		d1 := fmt.Sprint(s.call(read(3, "1-10"))["content"])
+		assert.Contains(t, d1, "[unfolded lines 1-10 of build.log; new lines only, numbered;", "cache %s", tc.cache)
+		assert.Contains(t, d1, "    10\tstep 10 ok")
+		d2 := fmt.Sprint(s.call(read(4, "1-12"))["content"])
+		assert.Contains(t, d2, "[unfolded lines 1-12 of build.log; new lines only, numbered; the rest of your earlier view stands]")
+		assert.Contains(t, d2, "    12\tstep 12 ok")
+		if tc.cache == "0" {
+			assert.Contains(t, d2, "     1\tstep 1 ok", "against the first view")
+		} else {
+			assert.NotContains(t, d2, "     1\tstep 1 ok", "against the last view sent")
+		}
 	}
 }
