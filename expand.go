@@ -250,7 +250,7 @@ func compatPlaceholders(phs []swecompat.Placeholder) []Placeholder {
 func libraryPlaceholders(phs []astrepair.Placeholder) []Placeholder {
 	var out []Placeholder
 	for _, ph := range phs {
-		out = append(out, Placeholder{OutputLine: ph.OutputLine + 1, FirstLine: ph.FirstLine, LastLine: ph.LastLine, Names: ph.Names, More: ph.More})
+		out = append(out, Placeholder{OutputLine: ph.OutputLine + 1, FirstLine: ph.FirstLine, LastLine: ph.LastLine, Names: ph.Names, More: ph.More, Hint: ph.Hint})
 	}
 	return out
 }

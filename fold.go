@@ -538,3 +538,68 @@ func (f *folder) cheapRuns(out astrepair.Rendered) [][2]int {
 	}
 	return cheap
 }
+
+// noteHintsDropped says a budget left no room for fold hints.
+const noteHintsDropped = "placeholders do not say what is likely relevant in their folds: the budget has no room for it"
+
+// hint adds the fold hints (WithFoldHints) to fo's rendering: the n folds
+// whose best scoring line scores highest say what holds that line. The
+// output must stay within limit tokens (a token budget; 0: none) and
+// shorter than the input's inputToks, else it is rendered without hints,
+// with a note under a budget. It returns the hints rendered.
+func (f *folder) hint(ctx context.Context, fo *folding, scores []float64, covered []bool, limit, inputToks int) ([]astrepair.Hint, error) {
+	type fold struct {
+		first, last, best int
+	}
+	var folds []fold
+	for i := 0; i < len(fo.keep); {
+		if fo.keep[i] {
+			i++
+			continue
+		}
+		fd := fold{first: i, best: -1}
+		for ; i < len(fo.keep) && !fo.keep[i]; i++ {
+			if covered[i] && scores[i] > 0 && (fd.best < 0 || scores[i] > scores[fd.best]) {
+				fd.best = i
+			}
+		}
+		fd.last = i - 1
+		// A fold of one or two lines costs about as much to unfold as to
+		// hint at.
+		if fd.best >= 0 && fd.last-fd.first >= 2 {
+			folds = append(folds, fd)
+		}
+	}
+	if len(folds) == 0 {
+		return nil, nil
+	}
+	slices.SortStableFunc(folds, func(x, y fold) int {
+		switch {
+		case scores[x.best] > scores[y.best]:
+			return -1
+		case scores[x.best] < scores[y.best]:
+			return 1
+		}
+		return 0
+	})
+	var hints []astrepair.Hint
+	for _, fd := range folds[:min(len(folds), f.p.cfg.foldHints)] {
+		hints = append(hints, f.a.Hint(fd.best+1, fd.first+1, fd.last+1))
+	}
+	saved := f.naming
+	f.naming.Hints = hints
+	if err := f.rerender(ctx, fo); err != nil {
+		return nil, err
+	}
+	if (limit == 0 || fo.outToks <= limit) && fo.outToks < inputToks {
+		return hints, nil
+	}
+	f.naming = saved
+	if err := f.rerender(ctx, fo); err != nil {
+		return nil, err
+	}
+	if limit > 0 {
+		fo.notes = append(fo.notes, noteHintsDropped)
+	}
+	return nil, nil
+}

@@ -369,6 +369,16 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 		}
 		return p.wholeResult(res, text, fo.whole, ts.InputToks), nil
 	}
+	var hints []astrepair.Hint
+	if p.cfg.foldHints > 0 && a != nil {
+		limit := 0
+		if p.cfg.budget.set() && p.cfg.budget.lines == 0 {
+			limit, _, _ = p.budgetCost(lines, tokCost, ts.InputToks, lang)
+		}
+		if hints, err = f.hint(ctx, fo, scores, covered, limit, ts.InputToks); err != nil {
+			return nil, err
+		}
+	}
 	res.Notes = append(res.Notes, fo.notes...)
 	for i := range res.Lines {
 		res.Lines[i].Kept = fo.keep[i]
@@ -381,6 +391,7 @@ func (p *Pruner) renderLibrary(ctx context.Context, text string, ts *tokenScores
 	if !p.cfg.noNames {
 		res.src.naming = astrepair.DefaultNaming
 	}
+	res.src.naming.Hints = hints
 	res.Tokens.Kept = fo.outToks
 	return res, nil
 }

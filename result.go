@@ -52,6 +52,9 @@ type Placeholder struct {
 	// ones it counts ("and 3 more").
 	Names []string `json:"names,omitempty"`
 	More  int      `json:"more,omitempty"`
+	// Hint is the item the placeholder suggests unfolding ("func retry",
+	// "140-150"; WithFoldHints), "" for none.
+	Hint string `json:"hint,omitempty"`
 }
 
 // TokenScore is the merged keep score of one token of the input text (the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -231,4 +232,59 @@ func cutBytes(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// hintWindow is how many lines around a fold's best line a hint shows when
+// no definition or record holds that line: on the val split (labelled
+// code and tool questions, 10% of lines), one unfold of the fold's best
+// line's definition, else its ±5 lines, lifted recall from 0.574 to 0.710
+// (code) and from 0.700 to 0.787 (tool) for 6 and 8 more points of the
+// input's lines read, where unfolding the fold whose names matched the
+// question lifted it to 0.684 and 0.739 for 30 and 12 points.
+const hintWindow = 5
+
+// Hint returns what to unfold to read line (1-based) of the fold
+// first..last in its context: the smallest definition or record within the
+// fold that holds it, named by a name Lookup resolves to exactly its lines
+// (its label, else its qualified name), else its lines as a range; without
+// such a definition or record, the lines within hintWindow of line, as a
+// range.
+func (a *Analysis) Hint(line, first, last int) Hint {
+	r := int32(line - 1)
+	best := -1
+	for k := range a.names {
+		n := &a.names[k]
+		if n.first > r || n.last < r || int(n.first) < first-1 || int(n.last) > last-1 {
+			continue
+		}
+		if best < 0 || n.last-n.first < a.names[best].last-a.names[best].first {
+			best = k
+		}
+	}
+	if best < 0 {
+		lo, hi := max(first, line-hintWindow), min(last, line+hintWindow)
+		return Hint{Item: LineSpan(lo, hi), First: lo, Last: hi}
+	}
+	n := &a.names[best]
+	h := Hint{First: int(n.first) + 1, Last: int(n.last) + 1}
+	for _, name := range []string{n.label, n.qual} {
+		if name == "" {
+			continue
+		}
+		if ms, err := a.Lookup(name); err == nil && len(ms) == 1 && ms[0].First == h.First && ms[0].Last == h.Last {
+			h.Item = name
+			return h
+		}
+	}
+	h.Item = LineSpan(h.First, h.Last)
+	return h
+}
+
+// LineSpan formats lines first..last as placeholders print them: "40-51",
+// or "40" for one line.
+func LineSpan(first, last int) string {
+	if first == last {
+		return strconv.Itoa(first)
+	}
+	return strconv.Itoa(first) + "-" + strconv.Itoa(last)
 }

@@ -45,6 +45,18 @@ type Naming struct {
 	// Unnamed lists folds, by their first input line (1-based), whose
 	// placeholders name nothing (a budget's room for names ran out).
 	Unnamed map[int]bool
+	// Hints point readers at what in a fold most likely holds more of the
+	// answer: a placeholder whose fold holds a hint's lines ends with
+	// "; likely relevant: ITEM" (see Analysis.Hint).
+	Hints []Hint
+}
+
+// Hint is what a placeholder suggests unfolding: Item, a name Lookup
+// resolves to exactly the lines First..Last (1-based), or those lines as a
+// range ("140-150").
+type Hint struct {
+	Item        string
+	First, Last int
 }
 
 // DefaultNaming is the naming the library uses unless a budget asks for

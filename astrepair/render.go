@@ -20,6 +20,9 @@ type Placeholder struct {
 	// number of further names it counts.
 	Names []string
 	More  int
+	// Hint is the item the placeholder suggests unfolding (Naming.Hints),
+	// "" for none.
+	Hint string
 }
 
 // Rendered is a pruned text.
@@ -145,6 +148,14 @@ func (a *Analysis) Render(ctx context.Context, keep []bool, opts ...RenderOption
 		if cfg.naming.Max > 0 && !cfg.naming.Unnamed[first+1] {
 			suffix, shown, more = namesSuffix(a.foldRows(first, last), cfg.naming)
 		}
+		hint := ""
+		for _, h := range cfg.naming.Hints {
+			if h.First >= first+1 && h.Last <= last+1 && h.Item != "" {
+				hint = h.Item
+				suffix += "; likely relevant: " + hint
+				break
+			}
+		}
 		if code {
 			sb.WriteString(indentOf(lines.content(indentRow)))
 			if needPass {
@@ -187,7 +198,7 @@ func (a *Analysis) Render(ctx context.Context, keep []bool, opts ...RenderOption
 			sb.WriteString(" ...")
 		}
 		sb.WriteString(a.text[lines.end(last):lines.termEnd(last)])
-		out.Placeholders = append(out.Placeholders, Placeholder{OutputLine: outLine, FirstLine: first + 1, LastLine: last + 1, Names: shown, More: more})
+		out.Placeholders = append(out.Placeholders, Placeholder{OutputLine: outLine, FirstLine: first + 1, LastLine: last + 1, Names: shown, More: more, Hint: hint})
 		outLine++
 	}
 	out.Text = sb.String()

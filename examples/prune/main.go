@@ -99,6 +99,7 @@ type flags struct {
 	expand  []string
 	delta   bool
 	noNames bool
+	hints   int
 }
 
 // removedFlag is a flag that no longer exists; setting it fails with
@@ -156,6 +157,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	})
 	fs.BoolVar(&f.delta, "delta", false, "with -expand: print only the lines it adds to the first view, numbered, with the placeholders around them")
 	fs.BoolVar(&f.noNames, "no-names", false, "placeholders without the names of what they fold")
+	fs.IntVar(&f.hints, "hints", 0, "let the N placeholders whose folds score best say what in them is likely relevant, as an item -expand takes")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -185,6 +187,12 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	}
 	if f.compat && f.numbers {
 		return nil, errors.New("-swepruner prints the service's output byte for byte: -n numbers the library's output")
+	}
+	if f.compat && f.hints > 0 {
+		return nil, errors.New("-swepruner prints the service's placeholders: -hints needs the library's output")
+	}
+	if f.hints < 0 {
+		return nil, errors.New("-hints must be >= 0")
 	}
 	if f.delta && len(f.expand) == 0 {
 		return nil, errors.New("-delta prints what -expand adds: give -expand too")
@@ -222,6 +230,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		pruner.WithFileName(f.file), pruner.WithDecision(pruner.Decision(f.decision)),
 		pruner.WithBinaryInput(f.binary), pruner.WithMinInputTokens(f.minTokens),
 		pruner.WithPlaceholderNames(!f.noNames),
+		pruner.WithFoldHints(f.hints),
 		pruner.WithBackend(f.backend), pruner.WithAttentionBlock(f.attnBlock),
 	}
 	if f.precision != "" {
