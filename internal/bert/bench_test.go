@@ -95,12 +95,16 @@ func BenchmarkEmbed(b *testing.B) {
 			_, err := m.EmbedIDs(ctx, seqs)
 			require.NoError(b, err)
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				if _, err := m.EmbedIDs(ctx, seqs); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/batch")
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/batch")
+			if cpu > 0 {
+				b.ReportMetric(float64((processCPU()-cpu).Microseconds())/1e3/float64(b.N), "cpu-ms/batch")
+			}
 		})
 	}
 }

@@ -175,7 +175,20 @@ type attnScratch struct {
 func (m *Model) attention(ws *workspace, batch, t int) {
 	cfg := m.cfg
 	h, heads, d := cfg.Hidden, cfg.Heads, cfg.HeadDim()
-	tasks := batch * heads
+	longest := 0
+	for s := 0; s < batch; s++ {
+		longest = max(longest, ws.start[s+1]-ws.start[s])
+	}
+	// A task takes g heads of one sequence in one batched product: short
+	// sequences would otherwise spend more in the calls than in the
+	// products. g keeps the task's scores within 256 KB (in L2) and
+	// leaves a few tasks per worker.
+	g := min(heads, max(1, (1<<16)/(longest*longest)), max(1, batch*heads/(4*m.workers)))
+	for heads%g != 0 {
+		g--
+	}
+	groups := heads / g
+	tasks := batch * groups
 	var next atomic.Int64
 	work := func() {
 		sc, _ := m.scratch.Get().(*attnScratch)
@@ -187,26 +200,28 @@ func (m *Model) attention(ws *workspace, batch, t int) {
 			if task >= tasks {
 				break
 			}
-			s, hd := task/heads, task%heads
+			s, hd := task/groups, task%groups*g
 			off, n := ws.start[s], ws.start[s+1]-ws.start[s]
-			sc.scores, sc.sums, sc.out = grow(sc.scores, n*n), grow(sc.sums, n), grow(sc.out, n*d)
-			q := ws.heads[(hd*t+off)*d:][:n*d]
-			k := ws.heads[((heads+hd)*t+off)*d:][:n*d]
-			v := ws.heads[((2*heads+hd)*t+off)*d:][:n*d]
+			sc.scores, sc.sums, sc.out = grow(sc.scores, g*n*n), grow(sc.sums, g*n), grow(sc.out, g*n*d)
+			q := ws.heads[(hd*t+off)*d:]
+			k := ws.heads[((heads+hd)*t+off)*d:]
+			v := ws.heads[((2*heads+hd)*t+off)*d:]
 			// Kᵀ as a [d, n] operand: element (i, j) is key j's i-th value.
-			m.serial.MatMul(1, n, n, d,
-				fastcpu.Strided{Data: q, BatchStride: n * d, RowStride: d, ColStride: 1},
-				fastcpu.Strided{Data: k, BatchStride: n * d, RowStride: 1, ColStride: d}, sc.scores)
-			for i := 0; i < n; i++ {
+			m.serial.MatMul(g, n, n, d,
+				fastcpu.Strided{Data: q, BatchStride: t * d, RowStride: d, ColStride: 1},
+				fastcpu.Strided{Data: k, BatchStride: t * d, RowStride: 1, ColStride: d}, sc.scores)
+			for i := 0; i < g*n; i++ {
 				sc.sums[i] = expMaxSum(sc.scores[i*n : (i+1)*n])
 			}
-			m.serial.MatMul(1, n, d, n,
+			m.serial.MatMul(g, n, d, n,
 				fastcpu.Strided{Data: sc.scores, BatchStride: n * n, RowStride: n, ColStride: 1},
-				fastcpu.Strided{Data: v, BatchStride: n * d, RowStride: d, ColStride: 1}, sc.out)
-			for i := 0; i < n; i++ {
-				out := sc.out[i*d : (i+1)*d]
-				scale(out, 1/sc.sums[i])
-				copy(ws.ctx[(off+i)*h+hd*d:][:d], out)
+				fastcpu.Strided{Data: v, BatchStride: t * d, RowStride: d, ColStride: 1}, sc.out)
+			for j := 0; j < g; j++ {
+				for i := 0; i < n; i++ {
+					out := sc.out[(j*n+i)*d : (j*n+i+1)*d]
+					scale(out, 1/sc.sums[j*n+i])
+					copy(ws.ctx[(off+i)*h+(hd+j)*d:][:d], out)
+				}
 			}
 		}
 		m.scratch.Put(sc)

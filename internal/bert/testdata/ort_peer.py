@@ -5,6 +5,8 @@ sentence encoder (BERT, mean pooling, L2 normalisation) at the same shapes.
     /usr/bin/python3 testdata/ort_peer.py export /path/to/all-MiniLM-L6-v2 /tmp/minilm.onnx
     # 2. time with onnxruntime (2 threads, the Go benchmark's core count)
     python3 testdata/ort_peer.py time /tmp/minilm.onnx [reps]
+    # or time Go (testdata/embedserve) and onnxruntime turn by turn
+    python3 testdata/ort_peer.py pair /tmp/minilm.onnx /path/to/all-MiniLM-L6-v2 [rounds]
 
 (run from internal/bert). The export is transformers' BertModel where
 transformers is importable (the graph ONNX Runtime's BERT fusions expect),
@@ -61,6 +63,15 @@ def export(model_dir, out):
     print("wrote", out)
 
 
+def cpu():
+    """CPU seconds of this process, all threads (the work, where wall time on
+    a shared machine is mostly the process's share of the cores)."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
 def timeit(path, reps):
     import numpy as np
     import onnxruntime as ort
@@ -84,6 +95,10 @@ def timeit(path, reps):
         so.inter_op_num_threads = 1
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if os.environ.get("ORT_NO_SPIN"):
+            # Spinning workers burn CPU time while they wait; off, the CPU
+            # time is the work's.
+            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         sess = ort.InferenceSession(p, so, providers=["CPUExecutionProvider"])
         for batch, n in SHAPES:
             ids = rng.integers(1000, 30522, size=(batch, n), dtype=np.int64)
@@ -92,16 +107,78 @@ def timeit(path, reps):
             for _ in range(3):
                 sess.run(None, feed)
             ts = []
+            cpu0 = cpu()
             for _ in range(reps):
                 t0 = time.perf_counter()
                 sess.run(None, feed)
                 ts.append((time.perf_counter() - t0) * 1e3)
+            cpums = (cpu() - cpu0) * 1e3 / reps
             ts.sort()
-            print("%-15s batch=%-3d tokens=%-4d median %8.1f ms  best %8.1f ms" % (name, batch, n, ts[len(ts) // 2], ts[0]))
+            print("%-15s batch=%-3d tokens=%-4d median %8.1f ms  best %8.1f ms  cpu %8.1f ms/batch" % (name, batch, n, ts[len(ts) // 2], ts[0], cpums))
+
+
+def session(path, threads=2):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    if os.environ.get("ORT_NO_SPIN"):
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+
+
+def pair(path, model_dir, rounds):
+    """Times Go (testdata/embedserve, GOMAXPROCS=2) and ONNX Runtime turn by
+    turn, one batch each, and reports both and their ratio per shape: on a
+    machine shared with other jobs, neighbouring turns see the same load."""
+    import subprocess
+
+    import numpy as np
+
+    threads = int(os.environ.get("PEER_THREADS", "2"))
+    env = dict(os.environ, GOMAXPROCS=str(threads))
+    go = subprocess.Popen(["go", "run", "./testdata/embedserve", model_dir], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    sess = session(path, threads)
+    print("threads", threads, "ORT_NO_SPIN" if os.environ.get("ORT_NO_SPIN") else "")
+    rng = np.random.default_rng(3)
+
+    def go_time(batch, n):
+        go.stdin.write("%d %d\n" % (batch, n))
+        go.stdin.flush()
+        return float(go.stdout.readline())
+
+    def ort_time(batch, n):
+        ids = rng.integers(1000, 30522, size=(batch, n), dtype=np.int64)
+        ids[:, 0], ids[:, -1] = 101, 102
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        t0 = time.perf_counter()
+        sess.run(None, feed)
+        return (time.perf_counter() - t0) * 1e3
+
+    print("%-22s %10s %10s %10s %10s %12s" % ("shape", "go best", "ort best", "go median", "ort median", "median ratio"))
+    for batch, n in SHAPES:
+        for _ in range(2):
+            go_time(batch, n), ort_time(batch, n)  # warm up
+        gs, os_, rs = [], [], []
+        for i in range(rounds):
+            if i % 2:
+                o, g = ort_time(batch, n), go_time(batch, n)
+            else:
+                g, o = go_time(batch, n), ort_time(batch, n)
+            gs.append(g), os_.append(o), rs.append(g / o)
+        med = lambda v: sorted(v)[len(v) // 2]
+        print("batch=%-3d tokens=%-4d %10.1f %10.1f %10.1f %10.1f %12.2f" % (batch, n, min(gs), min(os_), med(gs), med(os_), med(rs)))
+    go.stdin.close()
+    go.wait()
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "export":
         export(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "pair":
+        pair(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 20)
     else:
         timeit(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 10)
