@@ -5,9 +5,9 @@ import (
 )
 
 // The row kernels of the forward pass. Each has an AVX-512 version
-// (kernels_amd64.s) and the Go version below, which computes the same
-// formulas one value at a time (tests compare the two); the dispatchers
-// pick the first where the CPU has AVX-512F.
+// (kernels_amd64.s), an AVX2+FMA one (kernels_avx2_amd64.s) and the Go
+// version below, which computes the same formulas one value at a time
+// (tests compare the three); the dispatchers pick the best the CPU runs.
 
 // Constants of exp and of the erf approximation, shared with the assembly.
 const (
@@ -55,23 +55,52 @@ func gelu(v float32) float32 {
 	return v * (0.5 + d)
 }
 
+// isa is a level of the row kernels.
+type isa uint8
+
+const (
+	isaGo isa = iota
+	isaAVX2
+	isaAVX512
+)
+
+// rowISA is the level the row kernels run at: the host's best (tests
+// lower it to compare the levels).
+var rowISA = hostISA()
+
+// wide8 is how much of an n-long row the AVX2 kernels take (whole groups
+// of 8); the Go loops do the rest.
+func wide8(n int) int {
+	if rowISA == isaAVX2 {
+		return n &^ 7
+	}
+	return 0
+}
+
 // expMaxSum sets x = exp(x − max(x)) and returns the sum: a softmax row
 // before its division, which the caller folds into the attention output.
 func expMaxSum(x []float32) float32 {
 	if len(x) == 0 {
 		return 0
 	}
-	if hasAVX512 {
+	if rowISA == isaAVX512 {
 		return expMaxSumAVX512(&x[0], len(x))
 	}
 	mx := x[0]
-	for _, v := range x {
+	w := wide8(len(x))
+	if w > 0 {
+		mx = maxAVX2(&x[0], w)
+	}
+	for _, v := range x[w:] {
 		mx = max(mx, v)
 	}
 	var sum float32
-	for i, v := range x {
+	if w > 0 {
+		sum = expSubSumAVX2(&x[0], w, mx)
+	}
+	for i, v := range x[w:] {
 		e := expf(v - mx)
-		x[i] = e
+		x[w+i] = e
 		sum += e
 	}
 	return sum
@@ -81,14 +110,21 @@ func expMaxSum(x []float32) float32 {
 // len(bias)).
 func biasGELU(x, bias []float32) {
 	n := len(bias)
+	if n == 0 {
+		return
+	}
+	w := wide8(n)
 	for r := 0; r+n <= len(x); r += n {
 		row := x[r : r+n]
-		if hasAVX512 && n > 0 {
+		if rowISA == isaAVX512 {
 			geluBiasAVX512(&row[0], &bias[0], n)
 			continue
 		}
-		for j, b := range bias {
-			row[j] = gelu(row[j] + b)
+		if w > 0 {
+			geluBiasAVX2(&row[0], &bias[0], w)
+		}
+		for j, b := range bias[w:] {
+			row[w+j] = gelu(row[w+j] + b)
 		}
 	}
 }
@@ -99,15 +135,23 @@ func biasGELU(x, bias []float32) {
 // call per row.
 func addLayerNorm(x, y, bias, g, b []float32, eps float32) {
 	n := len(x)
+	if n == 0 {
+		return
+	}
 	y, bias, g, b = y[:n], bias[:n], g[:n], b[:n]
 	var sum float32
-	if hasAVX512 && n > 0 {
-		sum = addSumAVX512(&x[0], &y[0], &bias[0], n)
-	} else {
-		for i := range x {
-			x[i] = (y[i] + bias[i]) + x[i]
-			sum += x[i]
+	w := 0
+	switch rowISA {
+	case isaAVX512:
+		sum, w = addSumAVX512(&x[0], &y[0], &bias[0], n), n
+	case isaAVX2:
+		if w = wide8(n); w > 0 {
+			sum = addSumAVX2(&x[0], &y[0], &bias[0], w)
 		}
+	}
+	for i := w; i < n; i++ {
+		x[i] = (y[i] + bias[i]) + x[i]
+		sum += x[i]
 	}
 	normalize(x, g, b, sum, eps)
 }
@@ -129,21 +173,31 @@ func normalize(x, g, b []float32, sum, eps float32) {
 	}
 	mean := sum / float32(n)
 	var sq float32
-	if hasAVX512 {
-		sq = sqDevAVX512(&x[0], n, mean)
-	} else {
-		for _, v := range x {
-			d := v - mean
-			sq += d * d
+	w := 0
+	switch rowISA {
+	case isaAVX512:
+		sq, w = sqDevAVX512(&x[0], n, mean), n
+	case isaAVX2:
+		if w = wide8(n); w > 0 {
+			sq = sqDevAVX2(&x[0], w, mean)
 		}
 	}
+	for _, v := range x[w:] {
+		d := v - mean
+		sq += d * d
+	}
 	rstd := float32(1 / math.Sqrt(float64(sq/float32(n)+eps)))
-	if hasAVX512 {
+	switch rowISA {
+	case isaAVX512:
 		normAVX512(&x[0], &g[0], &b[0], n, mean, rstd)
 		return
+	case isaAVX2:
+		if w > 0 {
+			normAVX2(&x[0], &g[0], &b[0], w, mean, rstd)
+		}
 	}
-	for i, v := range x {
-		x[i] = (v-mean)*rstd*g[i] + b[i]
+	for i := w; i < n; i++ {
+		x[i] = (x[i]-mean)*rstd*g[i] + b[i]
 	}
 }
 
@@ -154,25 +208,34 @@ func addScale(dst, a, b []float32, s float32) {
 		return
 	}
 	a, b = a[:n], b[:n]
-	if hasAVX512 {
+	if rowISA == isaAVX512 {
 		addScaleAVX512(&dst[0], &a[0], &b[0], n, s)
 		return
 	}
-	for i := range dst {
+	w := wide8(n)
+	if w > 0 {
+		addScaleAVX2(&dst[0], &a[0], &b[0], w, s)
+	}
+	for i := w; i < n; i++ {
 		dst[i] = (a[i] + b[i]) * s
 	}
 }
 
 // scale sets x = x·s.
 func scale(x []float32, s float32) {
-	if len(x) == 0 {
+	n := len(x)
+	if n == 0 {
 		return
 	}
-	if hasAVX512 {
-		scaleAVX512(&x[0], len(x), s)
+	if rowISA == isaAVX512 {
+		scaleAVX512(&x[0], n, s)
 		return
 	}
-	for i := range x {
+	w := wide8(n)
+	if w > 0 {
+		scaleAVX2(&x[0], w, s)
+	}
+	for i := w; i < n; i++ {
 		x[i] *= s
 	}
 }

@@ -132,9 +132,36 @@ func TestMaxLength(t *testing.T) {
 	}
 }
 
-// TestKernels compares the AVX-512 row kernels with their Go versions and
-// with float64 references, on rows with and without a 16-lane tail.
-func TestKernels(t *testing.T) {
+// levels runs fn at each row-kernel level this CPU has.
+func levels(t *testing.T, fn func(t *testing.T)) {
+	defer func(saved isa) { rowISA = saved }(rowISA)
+	for _, level := range []isa{isaGo, isaAVX2, isaAVX512} {
+		if level > hostISA() {
+			continue
+		}
+		rowISA = level
+		t.Run([]string{"go", "avx2", "avx512"}[level], fn)
+	}
+}
+
+// TestKernels compares the row kernels at each level with float64
+// references, on rows with and without an 8- or 16-lane tail.
+func TestKernels(t *testing.T) { levels(t, testKernels) }
+
+// TestGoldenLevels runs the tiny model's golden at each kernel level.
+func TestGoldenLevels(t *testing.T) {
+	g := readGolden[tinyGolden](t, "testdata/tiny_golden.json")
+	m := loadTiny(t)
+	levels(t, func(t *testing.T) {
+		vecs, err := m.Embed(context.Background(), g.Texts)
+		require.NoError(t, err)
+		for i := range g.Texts {
+			requireClose(t, g.Mean[i], vecs[i], tolerance, g.Texts[i])
+		}
+	})
+}
+
+func testKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	row := func(n int, scale float64) []float32 {
 		x := make([]float32, n)
@@ -143,7 +170,7 @@ func TestKernels(t *testing.T) {
 		}
 		return x
 	}
-	for _, n := range []int{1, 7, 16, 17, 32, 100, 384} {
+	for _, n := range []int{1, 7, 8, 9, 16, 17, 32, 100, 384} {
 		// exp − max, and the row's sum
 		x := row(n, 8)
 		x[0] = -200 // far below the max: exp underflows to 0
