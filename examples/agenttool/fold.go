@@ -199,6 +199,7 @@ type call struct {
 	lineNumbers bool
 	expand      []pruner.LineRange
 	unfold      []string
+	options     []pruner.Option
 }
 
 // items returns what the call asks to show in full, as pruner.Result.Unfold
@@ -225,6 +226,13 @@ func LineNumbers(on bool) CallOption { return func(c *call) { c.lineNumbers = on
 // them first with pruner.CheckLineRanges.
 func Expand(ranges ...pruner.LineRange) CallOption {
 	return func(c *call) { c.expand = append(c.expand, ranges...) }
+}
+
+// PrunerOptions adds options of the pruner for one call, after the
+// Folder's own: read_pruned's first view (WithFirstView) is a tighter view
+// than the Folder gives other tools' outputs.
+func PrunerOptions(opts ...pruner.Option) CallOption {
+	return func(c *call) { c.options = append(c.options, opts...) }
 }
 
 // Unfold shows in full what items name in a pruned output, the rest pruned
@@ -293,7 +301,7 @@ func (f *Folder) Fold(ctx context.Context, question, output string, opts ...Call
 	// and the expansion.
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.timeout)
 	defer cancel()
-	res, forced, err := f.view(ctx, question, output, lines, c.fileName)
+	res, forced, err := f.view(ctx, question, output, lines, c.fileName, c.options)
 	if err != nil {
 		return f.failOpen(output, lines, c, err)
 	}
@@ -328,8 +336,8 @@ func (f *Folder) whole(output string, lines []chunk.Line, c call, out Outcome, w
 
 // view prunes output and applies the policy: the view Fold shows before
 // any expansion, and the count of the lines the policy kept.
-func (f *Folder) view(ctx context.Context, question, output string, lines []chunk.Line, fileName string) (*pruner.Result, int, error) {
-	res, err := f.prune(ctx, question, output, fileName)
+func (f *Folder) view(ctx context.Context, question, output string, lines []chunk.Line, fileName string, extra []pruner.Option) (*pruner.Result, int, error) {
+	res, err := f.prune(ctx, question, output, fileName, extra)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -439,12 +447,13 @@ func (f *Folder) unfold(ctx context.Context, view *pruner.Result, items []string
 	return view.Unfold(ctx, items...)
 }
 
-func (f *Folder) prune(ctx context.Context, question, output, fileName string) (*pruner.Result, error) {
+func (f *Folder) prune(ctx context.Context, question, output, fileName string, extra []pruner.Option) (*pruner.Result, error) {
 	// WithMinChars is the Folder's rule for small outputs; the library's
 	// own (WithMinInputTokens) would apply a second one. The policy and
 	// the line numbers need the library's renderer, whatever p renders.
-	p, err := f.p.With(pruner.WithKeepLastLine(true), pruner.WithKeepLines(f.mustKeep), pruner.WithFileName(fileName),
+	opts := append(slices.Clone(extra), pruner.WithKeepLastLine(true), pruner.WithKeepLines(f.mustKeep), pruner.WithFileName(fileName),
 		pruner.WithMinInputTokens(0), pruner.WithRenderer(pruner.RenderPlaceholders))
+	p, err := f.p.With(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("agenttool: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -100,7 +101,9 @@ func newHarnessWith(t *testing.T, f *Folder, opts ...WorkspaceOption) *harness {
 	require.NoError(t, os.WriteFile(outside, []byte("secret retry\n"), 0o644))
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "escape.txt")))
 
-	w, err := NewWorkspace(root, f, opts...)
+	// The tests below read the Folder's own view; TestReadPrunedFirstView
+	// reads the default first view.
+	w, err := NewWorkspace(root, f, append([]WorkspaceOption{WithFirstView()}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = w.Close() })
 	s := NewMCPServer("prunekit-test", "0.0.1", w)
@@ -451,4 +454,34 @@ func TestMCPSearchCapsBinaryMatches(t *testing.T) {
 	text := res.Content[0].(mcp.TextContent).Text
 	assert.Equal(t, 2, strings.Count(text, "Binary file"), text)
 	assert.Contains(t, text, "[search stopped after 2 matching lines")
+}
+
+// TestReadPrunedFirstView: read_pruned's first view is made for a reader
+// that unfolds: a tenth of the lines, one placeholder saying what is
+// likely relevant, and that item unfolds by name into a delta.
+func TestReadPrunedFirstView(t *testing.T) {
+	ctx := context.Background()
+	p, err := pruner.Load(ctx, "") // the embedded line model
+	require.NoError(t, err)
+	f, err := NewFolder(p)
+	require.NoError(t, err)
+	h := newHarnessWith(t, f, WithFirstView(DefaultFirstView...))
+	call := func(args map[string]any) string {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "read_pruned"
+		req.Params.Arguments = args
+		res, err := h.client.CallTool(ctx, req)
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%v", res.Content)
+		return res.Content[0].(mcp.TextContent).Text
+	}
+	q := "how long does the client wait between retries?"
+	first := call(map[string]any{"path": "src/retry.py", QuestionArg: q})
+	m := regexp.MustCompile(`; likely relevant: ([^\n]+)`).FindStringSubmatch(first)
+	require.NotNil(t, m, first)
+	item := strings.TrimSuffix(m[1], " ...")
+	delta := call(map[string]any{"path": "src/retry.py", QuestionArg: q, ExpandArg: item})
+	assert.Contains(t, delta, "[unfolded ")
+	assert.Contains(t, delta, "new lines only, numbered")
+	assert.NotContains(t, delta, "likely relevant: "+item, "the item is shown now")
 }

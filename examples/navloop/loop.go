@@ -168,7 +168,7 @@ func newHarness(ctx context.Context, f *flags) (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	tight, err := def.With(f.first.option())
+	tight, err := def.With(f.first.option(), pruner.WithFoldHints(f.hints))
 	if err != nil {
 		return nil, err
 	}

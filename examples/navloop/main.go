@@ -93,6 +93,7 @@ type flags struct {
 	readerPrompt, judgePrompt string
 	out, rejudge              string
 	workers, limit, maxTokens int
+	hints                     int
 	seed                      uint64
 	timeout                   time.Duration
 	markdown                  bool
@@ -167,6 +168,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.out, "out", "", "write the transcripts (conversations, metrics, grades) to DIR/transcripts.jsonl")
 	fs.StringVar(&f.rejudge, "rejudge", "", "judge the transcripts of this file again (with -judge) instead of reading cases")
 	fs.IntVar(&f.workers, "workers", 4, "cases run at once")
+	fs.IntVar(&f.hints, "hints", 1, "placeholders of the tight view that say what in their fold is likely relevant (pruner.WithFoldHints); the simulated reader unfolds that item when there is one")
 	fs.IntVar(&f.limit, "limit", 0, "run only the first N cases (0: all)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 1024, "the most tokens a model may reply with")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the judge's per-case shuffle")

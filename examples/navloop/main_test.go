@@ -61,7 +61,7 @@ func TestSimFixture(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"-out", dir, "-workers", "2", fixture}, nil, &stdout, &stderr)
+	code := run(ctx, []string{"-out", dir, "-workers", "2", "-hints", "0", fixture}, nil, &stdout, &stderr)
 	require.Equal(t, exitOK, code, stderr.String())
 	recs, err := readTranscripts(filepath.Join(dir, "transcripts.jsonl"))
 	require.NoError(t, err)
@@ -96,18 +96,18 @@ func TestSimFixture(t *testing.T) {
 
 			// What the sim reader asks, and what the library shows for it.
 			read := first.KeptLines()
-			ph, name, ok := chooseFold(c.Query, first.Placeholders)
+			item, ok := simChoice(c.Query, first.Placeholders, s.unfold == unfoldRanges)
 			wantReply := ""
 			switch {
 			case s.unfold == unfoldNone || !ok:
 				assert.Empty(t, ex.Unfold)
 				assert.Len(t, ex.Messages, 2)
 			case s.unfold == unfoldRanges:
-				after, err := first.Expand(pruner.LineRange{First: ph.FirstLine, Last: ph.LastLine})
+				after, err := first.Unfold(ctx, item)
 				require.NoError(t, err)
 				wantReply, read = after.Text, append(read, after.KeptLines()...)
 			default:
-				after, err := first.Unfold(ctx, name)
+				after, err := first.Unfold(ctx, item)
 				require.NoError(t, err)
 				d, err := after.Delta(first)
 				require.NoError(t, err)
@@ -215,4 +215,40 @@ func TestSummarize(t *testing.T) {
 	require.NoError(t, report(&b, recs, true))
 	assert.Contains(t, b.String(), "| overall | tight + unfold by range | 3 | 0.667 | 0.667 | 0.667 | 0.367 | 0.500 |")
 	assert.Contains(t, b.String(), "| setting | tool (2) | commit (1) | overall (3) |\n| --- | --- | --- | --- |")
+}
+
+// With hints (the default), the simulated reader unfolds the item a
+// placeholder hints at, by name in the name setting.
+func TestSimFollowsHints(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"-out", dir, "-workers", "2", fixture}, nil, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	recs, err := readTranscripts(filepath.Join(dir, "transcripts.jsonl"))
+	require.NoError(t, err)
+	files, err := evalset.Load(fixture)
+	require.NoError(t, err)
+	def, err := pruner.Load(ctx, "", pruner.WithLineBudget(0.1), pruner.WithFoldHints(1))
+	require.NoError(t, err)
+	hinted := 0
+	for i, c := range files[0].Cases {
+		p, err := def.With(pruner.WithFileName(c.Path))
+		require.NoError(t, err)
+		first, err := p.Prune(ctx, c.Query, c.Text)
+		require.NoError(t, err)
+		for _, ph := range first.Placeholders {
+			if ph.Hint == "" {
+				continue
+			}
+			hinted++
+			for _, ex := range recs[i].Settings {
+				if ex.Setting == "name" {
+					assert.Equal(t, ph.Hint, ex.Unfold, c.ID)
+				}
+			}
+			break
+		}
+	}
+	assert.Positive(t, hinted)
 }

@@ -12,24 +12,45 @@ import (
 const simAnswer = "ANSWER: (the simulated reader does not answer)"
 
 // simReader is the offline reader: where the setting lets it, it unfolds
-// once the placeholder whose names share the most terms with the query
-// (chooseFold), by its range in the range setting and by its best-matching
-// name in the name setting; then, or without a match, it "answers".
+// once: the item a placeholder hints at ("likely relevant: ITEM",
+// pruner.WithFoldHints), by the fold's range in the range setting and by
+// the item in the name setting; else the placeholder whose names share the
+// most terms with the query (chooseFold), by its range or by its
+// best-matching name; then, or without either, it "answers".
 type simReader struct{}
 
 func (simReader) reply(_ context.Context, t *turn) (string, error) {
 	if len(t.msgs) > 1 || t.first == nil || t.s.unfold == unfoldNone {
 		return simAnswer, nil
 	}
-	ph, name, ok := chooseFold(t.c.Query, t.first.Placeholders)
+	item, ok := simChoice(t.c.Query, t.first.Placeholders, t.s.unfold == unfoldRanges)
+	if !ok {
+		return simAnswer, nil
+	}
+	return "UNFOLD: " + item, nil
+}
+
+// simChoice is what the simulated reader unfolds: the hinted item (by its
+// fold's range when ranges is set), else the placeholder chooseFold picks
+// (by its range, or by its best-matching name); ok is false when neither.
+func simChoice(query string, phs []pruner.Placeholder, ranges bool) (item string, ok bool) {
+	for _, ph := range phs {
+		if ph.Hint == "" {
+			continue
+		}
+		if ranges {
+			return fmt.Sprintf("%d-%d", ph.FirstLine, ph.LastLine), true
+		}
+		return ph.Hint, true
+	}
+	ph, name, ok := chooseFold(query, phs)
 	switch {
 	case !ok:
-		return simAnswer, nil
-	case t.s.unfold == unfoldRanges:
-		return fmt.Sprintf("UNFOLD: %d-%d", ph.FirstLine, ph.LastLine), nil
-	default:
-		return "UNFOLD: " + name, nil
+		return "", false
+	case ranges:
+		return fmt.Sprintf("%d-%d", ph.FirstLine, ph.LastLine), true
 	}
+	return name, true
 }
 
 // chooseFold is the simulated reader's choice, the rule of examples/eval's

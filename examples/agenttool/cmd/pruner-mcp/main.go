@@ -116,7 +116,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	w, err := agenttool.NewWorkspace(*root, f, agenttool.WithMaxFileBytes(*maxInput), agenttool.WithViewBytes(*viewCache))
+	wopts := []agenttool.WorkspaceOption{agenttool.WithMaxFileBytes(*maxInput), agenttool.WithViewBytes(*viewCache)}
+	if budgets > 0 || *threshold != -1 {
+		// The caller chose how much a view keeps: read_pruned's first
+		// view too, with its hint.
+		wopts = append(wopts, agenttool.WithFirstView(pruner.WithFoldHints(1)))
+	}
+	w, err := agenttool.NewWorkspace(*root, f, wopts...)
 	if err != nil {
 		return err
 	}

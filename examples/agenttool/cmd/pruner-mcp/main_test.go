@@ -164,7 +164,7 @@ func TestStdioFollowUp(t *testing.T) {
 	for _, tc := range []struct{ cache string }{{"67108864"}, {"0"}} {
 		s := start(t, "-model", model, "-root", root, "-threshold", "1", "-tail", "0", "-view-cache", tc.cache)
 		first := fmt.Sprint(s.call(read(2, ""))["content"])
-		assert.Contains(t, first, "... 40 lines omitted (1-40) ...", "cache %s", tc.cache)
+		assert.Contains(t, first, "... 40 lines omitted (1-40); likely relevant: ", "cache %s: a chosen threshold applies to the first view, with its hint", tc.cache)
 		d1 := fmt.Sprint(s.call(read(3, "1-10"))["content"])
 		assert.Contains(t, d1, "[unfolded lines 1-10 of build.log; new lines only, numbered;", "cache %s", tc.cache)
 		assert.Contains(t, d1, "    10\tstep 10 ok")
