@@ -2,6 +2,7 @@ package pruner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,9 +23,17 @@ type Expansion struct {
 	// of each definition or record the name stands for.
 	Lines []LineRange `json:"lines"`
 	// Names are the full labels of the definitions or records a name
-	// stands for (none for a range).
+	// stands for, one per entry of Lines (none for a range).
 	Names []string `json:"names,omitempty"`
 }
+
+// MaxUnfoldNames bounds the names one Unfold call looks up (ranges are not
+// counted): each lookup reads every name of the input, so a request of
+// thousands of names would cost as much as thousands of prunes.
+const MaxUnfoldNames = 64
+
+// ErrTooManyNames is returned by Unfold for more than MaxUnfoldNames names.
+var ErrTooManyNames = errors.New("too many names")
 
 // Unfold returns a copy of r with the lines of each item shown in full,
 // as Expand does for ranges. An item is what a placeholder prints:
@@ -41,7 +50,8 @@ type Expansion struct {
 //     taken whole first).
 //
 // A name that matches nothing is refused with an error wrapping
-// ErrUnknownName that lists the input's closest names; ranges are checked
+// ErrUnknownName that lists the input's closest names; more than
+// MaxUnfoldNames names are refused (ErrTooManyNames); ranges are checked
 // as Expand checks them (ErrLineRange), though a name's lines may overlap
 // anything. Each item is recorded in the copy's Expanded, after r's; the
 // copy's new lines have Reason ReasonExpanded. A Result that does not hold
@@ -50,7 +60,14 @@ func (r *Result) Unfold(ctx context.Context, items ...string) (*Result, error) {
 	var asked []LineRange // ranges as asked: they must not overlap
 	var exps []Expansion
 	var a *astrepair.Analysis
+	names := 0
 	lookup := func(name string) ([]astrepair.Match, error) {
+		if names++; names > MaxUnfoldNames {
+			return nil, fmt.Errorf("pruner: expand: %w: more than %d in one call", ErrTooManyNames, MaxUnfoldNames)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("pruner: expand: %w", err)
+		}
 		if a == nil {
 			if r.src == nil {
 				return nil, fmt.Errorf("pruner: expand: %w: it does not hold its input (decoded from JSON?); prune the text again", ErrNotExpandable)
@@ -89,7 +106,15 @@ func (r *Result) Unfold(ctx context.Context, items ...string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Expanded = append(slices.Clone(r.Expanded), exps...)
+	out.Expanded = slices.Clone(r.Expanded)
+	for _, e := range exps {
+		// The same item asked again shows nothing new: recorded once.
+		if !slices.ContainsFunc(out.Expanded, func(x Expansion) bool {
+			return x.Item == e.Item && slices.Equal(x.Lines, e.Lines)
+		}) {
+			out.Expanded = append(out.Expanded, e)
+		}
+	}
 	return out, nil
 }
 
@@ -113,7 +138,10 @@ func resolveItem(item string, lookup func(string) ([]astrepair.Match, error), sp
 		}
 		return []Expansion{e}, nil
 	}
-	if !split || len(parts) < 2 || !errorsIsUnknown(err) {
+	if !errorsIsUnknown(err) {
+		return nil, err // the lookup's own error, already saying expand
+	}
+	if !split || len(parts) < 2 {
 		return nil, fmt.Errorf("pruner: expand: %w", err)
 	}
 	var out []Expansion

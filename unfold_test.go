@@ -353,3 +353,31 @@ func FuzzUnfoldItems(f *testing.F) {
 		}
 	})
 }
+
+func TestUnfoldBounds(t *testing.T) {
+	res := pruneTight(t, "how long is the backoff between retries?", unfoldGo, pruner.WithLanguage("go"))
+	many := make([]string, pruner.MaxUnfoldNames+1)
+	for i := range many {
+		many[i] = "do"
+	}
+	_, err := res.Unfold(context.Background(), many...)
+	require.ErrorIs(t, err, pruner.ErrTooManyNames)
+	// Ranges do not count.
+	ranges := make([]string, 200)
+	for i := range ranges {
+		ranges[i] = fmt.Sprint(i + 1)
+	}
+	_, err = res.Unfold(context.Background(), append(ranges[:44], many[:pruner.MaxUnfoldNames]...)...)
+	require.NoError(t, err)
+	// A cancelled context stops the lookups.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = res.Unfold(ctx, "do")
+	require.ErrorIs(t, err, context.Canceled)
+	// An item asked again is recorded once.
+	a, err := res.Unfold(context.Background(), "do")
+	require.NoError(t, err)
+	b, err := a.Unfold(context.Background(), "do", "do")
+	require.NoError(t, err)
+	assert.Len(t, b.Expanded, 1)
+}

@@ -14,7 +14,7 @@ const DefaultViewBytes = 64 << 20
 // tool serving follow-ups (unfold this name) can reply with only what is
 // new (Result.Delta) instead of the whole view again:
 //
-//	key := pruner.ViewKey(text, query, optionsKey)
+//	key := pruner.ViewKey(text, query, optionsKey, sessionID)
 //	prev := views.Last(key)
 //	if prev == nil { prev, err = p.Prune(ctx, query, text) } // same view again: Prune is deterministic
 //	next, err := prev.Unfold(ctx, items...)
@@ -22,7 +22,10 @@ const DefaultViewBytes = 64 << 20
 //	views.Remember(key, next)
 //
 // Keys are digests of the text (ViewKey), so an edited text never meets the
-// view of its old content. The zero value is ready to use and holds at most
+// view of its old content. A key must also name the reader (a session, a
+// client): two readers of one text and query were sent different views,
+// and a delta against the other's view would skip lines this one never
+// saw. The zero value is ready to use and holds at most
 // DefaultViewBytes; it is safe for concurrent use, and a view it returns is
 // never changed (Unfold returns copies). When the views' estimated sizes
 // (their input, output and line table) pass MaxBytes, the least recently

@@ -63,21 +63,22 @@ func (a *Analysis) Lookup(name string) ([]Match, error) {
 		return nil, fmt.Errorf("%w: empty name", ErrUnknownName)
 	}
 	var hits []int
+	var folded []nameRow // lower-cased names, made once if a case-blind pass runs
 	for _, tier := range []func(n *nameRow, q string) bool{matchLabel, matchKey, matchPart} {
 		for _, fold := range []bool{false, true} {
-			qq := q
+			rows, qq := a.names, q
 			if fold {
-				qq = strings.ToLower(q)
-			}
-			for k := range a.names {
-				n := &a.names[k]
-				if fold {
-					folded := nameRow{label: strings.ToLower(n.label), short: strings.ToLower(n.short),
-						key: strings.ToLower(n.key), qual: strings.ToLower(n.qual)}
-					if tier(&folded, qq) {
-						hits = append(hits, k)
+				if folded == nil {
+					folded = make([]nameRow, len(a.names))
+					for k, n := range a.names {
+						folded[k] = nameRow{label: strings.ToLower(n.label), short: strings.ToLower(n.short),
+							key: strings.ToLower(n.key), qual: strings.ToLower(n.qual)}
 					}
-				} else if tier(n, qq) {
+				}
+				rows, qq = folded, strings.ToLower(q)
+			}
+			for k := range rows {
+				if tier(&rows[k], qq) {
 					hits = append(hits, k)
 				}
 			}
