@@ -90,3 +90,26 @@ func TestNativePlaceholderNames(t *testing.T) {
 		assert.Equal(t, tc.want, got.Text)
 	}
 }
+
+// TestNativeFoldHints: fold_hints makes a placeholder say what in its fold
+// is likely relevant, an item a follow-up's expand takes.
+func TestNativeFoldHints(t *testing.T) {
+	srv := newServer(t, Config{})
+	opts := map[string]any{"line_budget": 0.2, "fold_hints": 1}
+	status, body := post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": classes, "options": opts})
+	require.Equal(t, http.StatusOK, status, string(body))
+	var got pruner.Result
+	require.NoError(t, json.Unmarshal(body, &got))
+	require.NotEmpty(t, got.Placeholders)
+	hint := got.Placeholders[0].Hint
+	require.NotEmpty(t, hint, got.Text)
+	assert.Contains(t, got.Text, "; likely relevant: "+hint)
+	opts["expand"] = hint
+	status, body = post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": classes, "options": opts})
+	require.Equal(t, http.StatusOK, status, string(body))
+	assert.Contains(t, string(body), `"view":"delta"`)
+
+	opts = map[string]any{"fold_hints": -1}
+	status, body = post(t, srv.URL+"/v1/prune", map[string]any{"query": "add two numbers", "text": snippet, "options": opts})
+	require.Equal(t, http.StatusBadRequest, status, string(body))
+}

@@ -522,6 +522,9 @@ type NativeOptions struct {
 	// PlaceholderNames false renders placeholders without the names of
 	// what they fold (pruner.WithPlaceholderNames).
 	PlaceholderNames *bool `json:"placeholder_names,omitempty"`
+	// FoldHints is how many placeholders say what in their fold is likely
+	// relevant (pruner.WithFoldHints); 0 or absent: none.
+	FoldHints int `json:"fold_hints,omitempty"`
 }
 
 // ExpandItems is the expand option: the items of pruner.Result.Unfold,
@@ -652,6 +655,9 @@ func (o NativeOptions) options() ([]pruner.Option, error) {
 	}
 	if o.PlaceholderNames != nil {
 		opts = append(opts, pruner.WithPlaceholderNames(*o.PlaceholderNames))
+	}
+	if o.FoldHints != 0 {
+		opts = append(opts, pruner.WithFoldHints(o.FoldHints))
 	}
 	return opts, nil
 }
