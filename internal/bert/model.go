@@ -24,8 +24,7 @@ type Model struct {
 	// batchTokens bounds the tokens of one forward pass (the buffers
 	// grow with it: about 5·H + I floats a token).
 	batchTokens int
-	gemm        *fastcpu.Gemm // products over all workers
-	serial      *fastcpu.Gemm // one worker's products inside attention
+	serial      *fastcpu.Gemm // one worker's products; the workers split the work
 	pool        sync.Pool     // *workspace
 	scratch     sync.Pool     // *attnScratch
 }
@@ -126,7 +125,6 @@ func newModel(cfg Config, tok *wordpiece.Tokenizer, w *weights, o options) (*Mod
 	if m.batchTokens <= 0 {
 		m.batchTokens = DefaultBatchTokens
 	}
-	m.gemm = fastcpu.NewGemm(fastcpu.WithWorkers(m.workers))
 	m.serial = fastcpu.NewGemm(fastcpu.WithWorkers(1))
 	return m, nil
 }
