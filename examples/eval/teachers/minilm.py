@@ -37,9 +37,8 @@ def tokenizer(max_len: int):
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
-    # Abramowitz and Stegun 7.1.26 is 1.5e-7 off; good enough for a 1e-4
-    # check, but exact erf is cheap too: use math.erf through vectorize
-    # only on small inputs. The reference keeps the exact one.
+    # numpy has no erf; math.erf element by element is slow but exact,
+    # which is what a reference forward is for.
     return _verf(x).astype(x.dtype)
 
 
