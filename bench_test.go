@@ -110,6 +110,31 @@ func BenchmarkPruneDefault(b *testing.B) {
 
 // BenchmarkLoadDefault is the cost of Load(ctx, ""): the embedded tokenizer
 // and line model.
+// BenchmarkPruneSemantic: the semantic scorer (the line model reranked by
+// a sentence encoder) on 8K tokens of Go. PRUNER_MINILM_DIR names a real
+// all-MiniLM-L6-v2 folder; without it the tiny random BERT of
+// internal/bert/testdata runs (the line model's share of the time).
+func BenchmarkPruneSemantic(b *testing.B) {
+	dir := os.Getenv("PRUNER_MINILM_DIR")
+	if dir == "" {
+		dir = "internal/bert/testdata/tiny-bert"
+	}
+	p, err := Load(context.Background(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := goSource8K(b, p)
+	b.Run("tokens=8192/threshold", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := p.Prune(context.Background(), "how are request headers parsed?", text); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 func BenchmarkLoadDefault(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

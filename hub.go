@@ -64,6 +64,12 @@ var hubFiles = []hfhub.File{
 	{Name: "tokenizer_config.json", Optional: true},
 	{Name: "added_tokens.json", Optional: true},
 	{Name: "tokenizer.json", Optional: true},
+	// A sentence encoder (the semantic scorer): its WordPiece vocabulary
+	// and sentence-transformers modules.
+	{Name: "vocab.txt", Optional: true},
+	{Name: "modules.json", Optional: true},
+	{Name: "1_Pooling/config.json", Optional: true},
+	{Name: "sentence_bert_config.json", Optional: true},
 }
 
 // Download returns the local folder of checkpoint name: a name without the

@@ -536,15 +536,16 @@ func (b budget) set() bool { return b.tokens > 0 || b.ratio > 0 || b.lines > 0 }
 
 // WithScorer picks what scores lines: ScorerAuto (the checkpoint given to
 // Load, or the embedded line model without one), ScorerLine (the embedded
-// line model even when a checkpoint is given) or ScorerLexical (BM25, the
-// labelled baseline).
+// line model even when a checkpoint is given), ScorerLexical (BM25, the
+// labelled baseline) or ScorerSemantic (which Load's checkpoint must then
+// be: a sentence encoder, see ScorerSemantic).
 func WithScorer(name string) Option {
 	return func(c *config) error {
 		switch name {
-		case "", ScorerAuto, ScorerLexical, ScorerLine:
+		case "", ScorerAuto, ScorerLexical, ScorerLine, ScorerSemantic:
 			c.scorer = name
 			return nil
 		}
-		return fmt.Errorf("%w: unknown scorer %q (want %q, %q or %q)", ErrOption, name, ScorerAuto, ScorerLine, ScorerLexical)
+		return fmt.Errorf("%w: unknown scorer %q (want %q, %q, %q or %q)", ErrOption, name, ScorerAuto, ScorerLine, ScorerLexical, ScorerSemantic)
 	}
 }

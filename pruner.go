@@ -70,6 +70,9 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("pruner: %w", err)
 	}
+	if cfg.scorer == ScorerSemantic && dir == "" {
+		return nil, fmt.Errorf("pruner: %w: the %s scorer reads a sentence encoder: Load a sentence-transformers BERT folder or hf:sentence-transformers/all-MiniLM-L6-v2", ErrOption, ScorerSemantic)
+	}
 	if cfg.scorer == ScorerLexical || cfg.scorer == ScorerLine || dir == "" {
 		// No checkpoint (or a built-in scorer asked for by name): the
 		// embedded line model, or the lexical baseline, labelled as such.
@@ -96,6 +99,24 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 			return nil, fmt.Errorf("pruner: %w", err)
 		}
 		dir = d
+	}
+	if cfg.scorer == ScorerSemantic && !isSentenceEncoder(dir) {
+		return nil, fmt.Errorf("pruner: %w: the %s scorer needs a sentence encoder (a sentence-transformers BERT folder, e.g. hf:sentence-transformers/all-MiniLM-L6-v2); %s is not one", ErrBadCheckpoint, ScorerSemantic, dir)
+	}
+	if isSentenceEncoder(dir) {
+		sc, err := loadSemantic(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("pruner: %w", err)
+		}
+		tok, err := tokenizer.Qwen3()
+		if err != nil {
+			return nil, fmt.Errorf("pruner: tokenizer: %w", err)
+		}
+		p := &Pruner{cfg: cfg, tok: tok, sc: sc, kind: ScorerSemantic}
+		if err := p.checkDecision(); err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	if isLineModel(dir) {
 		// A line model trained with examples/train: the same scorer as
