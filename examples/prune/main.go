@@ -122,7 +122,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs := flag.NewFlagSet("prune", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout) or hf:owner/name[@revision] on the Hugging Face Hub; default: the embedded line model")
-	fs.StringVar(&f.scorer, "scorer", "auto", "auto (the -model checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
+	fs.StringVar(&f.scorer, "scorer", "auto", "auto (the -model checkpoint, else the embedded line model), line, lexical (BM25 baseline) or semantic (a -model sentence encoder reranking the line model)")
 	fs.BoolVar(&f.lexical, "lexical", false, "shorthand for -scorer lexical")
 	fs.IntVar(&f.tokenBudget, "budget", 0, "keep at most this many tokens (replaces -threshold)")
 	fs.Float64Var(&f.compression, "compression", 0, "keep about 1/X of the tokens, e.g. 4 (replaces -threshold)")

@@ -105,7 +105,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.model, "model", "", "checkpoint folder (SWE-Pruner or LaMR layout) or hf:owner/name[@revision] on the Hugging Face Hub; empty: the embedded line model")
-	fs.StringVar(&f.scorer, "scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
+	fs.StringVar(&f.scorer, "scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line, lexical (BM25 baseline) or semantic (a -model sentence encoder reranking the line model)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "listen address")
 	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413); above 16 MiB it raises the pruner's input limit too; 0 lifts both")
 	fs.Int64Var(&f.viewCache, "view-cache", pruner.DefaultViewBytes, "bytes of the last views sent, which /v1/prune follow-ups answer with a delta against; 0 keeps none (a follow-up's delta is then against the first view)")

@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet("pruner-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "checkpoint folder or hf:owner/name[@revision] (Hugging Face Hub; progress on stderr); empty: the embedded line model")
-	scorer := fs.String("scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line or lexical (BM25 baseline)")
+	scorer := fs.String("scorer", "", "scorer: auto (the checkpoint, else the embedded line model), line, lexical (BM25 baseline) or semantic (a -model sentence encoder reranking the line model)")
 	root := fs.String("root", ".", "workspace directory the tools may read")
 	threshold := fs.Float64("threshold", -1, "keep lines scoring at least this (default: the scorer's, 0.5; 0.2 for the line model)")
 	lines := fs.Float64("lines", 0, "keep this share of the lines, e.g. 0.2 (replaces -threshold)")
