@@ -106,16 +106,38 @@ func (r *Result) Unfold(ctx context.Context, items ...string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Expanded = slices.Clone(r.Expanded)
-	for _, e := range exps {
-		// The same item asked again shows nothing new: recorded once.
-		if !slices.ContainsFunc(out.Expanded, func(x Expansion) bool {
-			return x.Item == e.Item && slices.Equal(x.Lines, e.Lines)
-		}) {
-			out.Expanded = append(out.Expanded, e)
+	// Every call's items are recorded, an item asked again too: a front
+	// door describes a call's unfolds by the entries it added.
+	out.Expanded = append(slices.Clone(r.Expanded), exps...)
+	return out, nil
+}
+
+// CheckUnfoldItems returns the error Unfold would return for items before
+// any text is read: an empty item, a malformed range, or more than
+// MaxUnfoldNames names (each comma-separated part that is not a range
+// counts, so a name holding commas counts once per part). Front doors use
+// it to refuse a request before pruning.
+func CheckUnfoldItems(items ...string) error {
+	names := 0
+	for _, item := range items {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return fmt.Errorf("pruner: expand: %w: an empty item (want a line range such as 120-159 or a name a placeholder prints)", ErrLineRange)
+		}
+		for _, part := range splitItems(item) {
+			if !startsWithDigit(part) {
+				names++
+				continue
+			}
+			if _, err := ParseLineRanges(part); err != nil {
+				return fmt.Errorf("pruner: expand: %w", err)
+			}
 		}
 	}
-	return out, nil
+	if names > MaxUnfoldNames {
+		return fmt.Errorf("pruner: expand: %w: %d names, at most %d in one call", ErrTooManyNames, names, MaxUnfoldNames)
+	}
+	return nil
 }
 
 // resolveItem resolves one item: a range list, a name, or (split, when

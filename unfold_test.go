@@ -374,10 +374,34 @@ func TestUnfoldBounds(t *testing.T) {
 	cancel()
 	_, err = res.Unfold(ctx, "do")
 	require.ErrorIs(t, err, context.Canceled)
-	// An item asked again is recorded once.
+	// Each call's items are recorded after the earlier calls', repeats too.
 	a, err := res.Unfold(context.Background(), "do")
 	require.NoError(t, err)
 	b, err := a.Unfold(context.Background(), "do", "do")
 	require.NoError(t, err)
-	assert.Len(t, b.Expanded, 1)
+	assert.Len(t, b.Expanded, 3)
+}
+
+func TestCheckUnfoldItems(t *testing.T) {
+	many := strings.Repeat("a,", pruner.MaxUnfoldNames) + "b"
+	tests := []struct {
+		items  []string
+		target error
+	}{
+		{[]string{"do", "120-159", "readEvents, 7"}, nil},
+		{[]string{"func (l *List[K, V]) Push"}, nil},
+		{[]string{" "}, pruner.ErrLineRange},
+		{[]string{"9-3"}, pruner.ErrLineRange},
+		{[]string{"do, 12-x"}, pruner.ErrLineRange},
+		{[]string{many}, pruner.ErrTooManyNames},
+		{[]string{strings.Repeat("1,", 5000) + "2"}, nil}, // ranges do not count
+	}
+	for _, tc := range tests {
+		err := pruner.CheckUnfoldItems(tc.items...)
+		if tc.target == nil {
+			assert.NoError(t, err, "%q", tc.items)
+		} else {
+			assert.ErrorIs(t, err, tc.target, "%q", tc.items)
+		}
+	}
 }

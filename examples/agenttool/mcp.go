@@ -416,10 +416,6 @@ const expandDescription = "Optional. What to show in full, comma-separated, copi
 const fullViewDescription = "Optional, with expand: return the whole pruned view with the unfolded lines " +
 	"instead of only the new lines (when the earlier view is no longer at hand)."
 
-// maxExpandNames bounds the names one call may unfold: each is looked up
-// among all the file's names. Ranges are not counted.
-const maxExpandNames = 64
-
 // expandItems reads the expand argument: a string of comma-separated
 // items, an array of them, or a line number.
 func expandItems(v any) ([]string, error) {
@@ -448,8 +444,8 @@ func expandItems(v any) ([]string, error) {
 	default:
 		return nil, fmt.Errorf("%s: want a string such as \"func retry, 120-159\", not %s", ExpandArg, jsonType(v))
 	}
-	if n := countNames(items); n > maxExpandNames {
-		return nil, fmt.Errorf("%s: %d names, at most %d per call", ExpandArg, n, maxExpandNames)
+	if err := pruner.CheckUnfoldItems(items...); err != nil {
+		return nil, fmt.Errorf("%s: %w", ExpandArg, err)
 	}
 	return items, nil
 }
@@ -471,22 +467,6 @@ func jsonType(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("a %T", v)
-}
-
-// countNames counts the comma-separated parts of items that are not line
-// ranges (digits, '-' and blanks). Names holding commas count once per
-// part: the bound errs on the strict side.
-func countNames(items []string) int {
-	n := 0
-	for _, it := range items {
-		for part := range strings.SplitSeq(it, ",") {
-			part = strings.TrimSpace(part)
-			if part != "" && strings.Trim(part, "0123456789- \t") != "" {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 func (w *Workspace) readPruned(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -531,11 +531,6 @@ type NativeOptions struct {
 // each a line range, a list of them or a name.
 type ExpandItems []string
 
-// maxExpandNames bounds the names one request may unfold: each is looked
-// up among all the text's names, so megabytes of them would make a cheap
-// request an expensive one. Ranges are not counted (checked in one pass).
-const maxExpandNames = 64
-
 // UnmarshalJSON accepts a string ("120-159,300-310", "readEvents, 7") or
 // an array whose elements are strings or range objects
 // {"first_line":120,"last_line":159}.
@@ -576,22 +571,6 @@ func (e *ExpandItems) UnmarshalJSON(b []byte) error {
 	}
 	*e = items
 	return nil
-}
-
-// countNames counts the comma-separated parts of items that are not line
-// ranges (digits, '-' and blanks). Names holding commas count once per
-// part: the bound errs on the strict side.
-func countNames(items []string) int {
-	n := 0
-	for _, it := range items {
-		for part := range strings.SplitSeq(it, ",") {
-			part = strings.TrimSpace(part)
-			if part != "" && strings.Trim(part, "0123456789- \t") != "" {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // cut shortens raw JSON for an error message.
@@ -676,8 +655,8 @@ func (h *Handler) prunev1(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, errors.New("missing field: text"))
 		return
 	}
-	if n := countNames(req.Options.Expand); n > maxExpandNames {
-		h.fail(w, r, http.StatusBadRequest, fmt.Errorf("options.expand: %d names, at most %d per request", n, maxExpandNames))
+	if err := pruner.CheckUnfoldItems(req.Options.Expand...); err != nil {
+		h.fail(w, r, http.StatusBadRequest, fmt.Errorf("options.expand: %w", err))
 		return
 	}
 	opts, err := req.Options.options()
@@ -750,8 +729,8 @@ func (h *Handler) remember(key string, res *pruner.Result) {
 	}
 }
 
-// unfold shows items in prev. Re-rendering is linear in the text and a
-// name's lookup is bounded by maxExpandNames, so it takes no slot; the
+// unfold shows items in prev. Re-rendering is linear in the text and the
+// names' lookups are bounded by pruner.MaxUnfoldNames, so it takes no slot; the
 // request timeout still bounds it.
 func (h *Handler) unfold(ctx context.Context, prev *pruner.Result, items []string) (*pruner.Result, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
