@@ -97,7 +97,6 @@ import (
 	"github.com/prunekit/pruner"
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/evalset"
-	"github.com/prunekit/pruner/internal/lexical"
 	"github.com/prunekit/pruner/internal/linemodel"
 	"github.com/prunekit/pruner/internal/syntax"
 	"github.com/prunekit/pruner/internal/tokenizer"
@@ -715,26 +714,12 @@ func largestFold(phs []pruner.Placeholder) (pruner.LineRange, bool) {
 // chooseUnfold is the simulated reader of -unfold: it unfolds the one
 // placeholder whose names share the most query terms (the query's
 // identifier pieces without stopwords, as BM25 reads it, each counted once;
-// see termMatch), the first such placeholder on ties; ok is false when no
+// see evalset.NameMatches), the first such placeholder on ties; ok is false when no
 // placeholder's names match, and the reader then reads the output as is.
 func chooseUnfold(query string, phs []pruner.Placeholder) (pruner.LineRange, bool) {
-	terms := lexical.QueryTokens(query)
 	best, bestScore := -1, 0
 	for i, ph := range phs {
-		var pieces []string
-		for _, n := range ph.Names {
-			pieces = append(pieces, lexical.Tokens(n)...)
-		}
-		score := 0
-		for _, t := range terms {
-			for _, p := range pieces {
-				if termMatch(t, p) {
-					score++
-					break
-				}
-			}
-		}
-		if score > bestScore {
+		if score := evalset.NameMatches(query, ph.Names); score > bestScore {
 			best, bestScore = i, score
 		}
 	}
@@ -744,19 +729,6 @@ func chooseUnfold(query string, phs []pruner.Placeholder) (pruner.LineRange, boo
 	return pruner.LineRange{First: phs[best].FirstLine, Last: phs[best].LastLine}, true
 }
 
-// termMatch says whether query term t and name piece p are the same word:
-// equal, or sharing a stem of at least 4 characters that is all of the
-// shorter one but at most two characters ("retry"/"retries").
-func termMatch(t, p string) bool {
-	if t == p {
-		return true
-	}
-	n := 0
-	for n < len(t) && n < len(p) && t[n] == p[n] {
-		n++
-	}
-	return n >= 4 && n+2 >= min(len(t), len(p))
-}
 
 // forEach runs fn(0..n-1) on workers goroutines and returns the first error.
 func forEach(ctx context.Context, n, workers int, fn func(i int) error) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/prunekit/pruner"
+	"github.com/prunekit/pruner/internal/evalset"
 )
 
 func TestChooseUnfold(t *testing.T) {
@@ -53,7 +54,7 @@ func TestTermMatch(t *testing.T) {
 		{"retry", "retry", true}, {"retries", "retry", true}, {"parsed", "parse", true},
 		{"header", "headers", true}, {"fail", "failure", true}, {"client", "clip", false}, {"go", "goroutine", false},
 	} {
-		assert.Equal(t, tt.want, termMatch(tt.a, tt.b), "%s %s", tt.a, tt.b)
+		assert.Equal(t, tt.want, evalset.TermMatch(tt.a, tt.b), "%s %s", tt.a, tt.b)
 	}
 }
 

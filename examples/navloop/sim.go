@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/prunekit/pruner"
-	"github.com/prunekit/pruner/internal/lexical"
+	"github.com/prunekit/pruner/internal/evalset"
 )
 
 // simAnswer is the simulated reader's answer: it reads, it does not answer.
@@ -56,18 +56,13 @@ func simChoice(query string, phs []pruner.Placeholder, ranges bool) (item string
 // chooseFold is the simulated reader's choice, the rule of examples/eval's
 // -unfold: the placeholder whose names share the most query terms (the
 // query's identifier pieces without stopwords, as BM25 reads it, each
-// counted once; see termMatch), the first on ties. name is that
+// counted once; see evalset.NameMatches), the first on ties. name is that
 // placeholder's name that matches the most terms (the first on ties). ok is
 // false when no placeholder's names match: the reader reads on.
 func chooseFold(query string, phs []pruner.Placeholder) (ph pruner.Placeholder, name string, ok bool) {
-	terms := lexical.QueryTokens(query)
 	best, bestScore := -1, 0
 	for i, p := range phs {
-		var pieces []string
-		for _, n := range p.Names {
-			pieces = append(pieces, lexical.Tokens(n)...)
-		}
-		if s := matches(terms, pieces); s > bestScore {
+		if s := evalset.NameMatches(query, p.Names); s > bestScore {
 			best, bestScore = i, s
 		}
 	}
@@ -77,37 +72,9 @@ func chooseFold(query string, phs []pruner.Placeholder) (ph pruner.Placeholder, 
 	ph = phs[best]
 	nameScore := 0
 	for _, n := range ph.Names {
-		if s := matches(terms, lexical.Tokens(n)); s > nameScore {
+		if s := evalset.NameMatches(query, []string{n}); s > nameScore {
 			name, nameScore = n, s
 		}
 	}
 	return ph, name, true
-}
-
-// matches counts the terms that match one of pieces.
-func matches(terms, pieces []string) int {
-	n := 0
-	for _, t := range terms {
-		for _, p := range pieces {
-			if termMatch(t, p) {
-				n++
-				break
-			}
-		}
-	}
-	return n
-}
-
-// termMatch says whether query term t and name piece p are the same word:
-// equal, or sharing a stem of at least 4 characters that is all of the
-// shorter one but at most two characters ("retry"/"retries").
-func termMatch(t, p string) bool {
-	if t == p {
-		return true
-	}
-	n := 0
-	for n < len(t) && n < len(p) && t[n] == p[n] {
-		n++
-	}
-	return n >= 4 && n+2 >= min(len(t), len(p))
 }
