@@ -729,7 +729,6 @@ func chooseUnfold(query string, phs []pruner.Placeholder) (pruner.LineRange, boo
 	return pruner.LineRange{First: phs[best].FirstLine, Last: phs[best].LastLine}, true
 }
 
-
 // forEach runs fn(0..n-1) on workers goroutines and returns the first error.
 func forEach(ctx context.Context, n, workers int, fn func(i int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
