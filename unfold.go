@@ -61,7 +61,10 @@ func (r *Result) Unfold(ctx context.Context, items ...string) (*Result, error) {
 	var exps []Expansion
 	var a *astrepair.Analysis
 	names := 0
-	lookup := func(name string) ([]astrepair.Match, error) {
+	// lookup looks name up; with report unset a name that matches nothing
+	// is a plain ErrUnknownName, without the search for the closest names
+	// (a comma list tried whole before its parts).
+	lookup := func(name string, report bool) ([]astrepair.Match, error) {
 		if names++; names > MaxUnfoldNames {
 			return nil, fmt.Errorf("pruner: expand: %w: more than %d in one call", ErrTooManyNames, MaxUnfoldNames)
 		}
@@ -76,6 +79,12 @@ func (r *Result) Unfold(ctx context.Context, items ...string) (*Result, error) {
 			if a, err = r.src.analysis(ctx); err != nil {
 				return nil, fmt.Errorf("pruner: expand: %w", err)
 			}
+		}
+		if !report {
+			if ms, ok := a.Find(name); ok {
+				return ms, nil
+			}
+			return nil, ErrUnknownName
 		}
 		return a.Lookup(name)
 	}
@@ -142,7 +151,7 @@ func CheckUnfoldItems(items ...string) error {
 
 // resolveItem resolves one item: a range list, a name, or (split, when
 // split is set) a comma-separated list of these.
-func resolveItem(item string, lookup func(string) ([]astrepair.Match, error), split bool) ([]Expansion, error) {
+func resolveItem(item string, lookup func(name string, report bool) ([]astrepair.Match, error), split bool) ([]Expansion, error) {
 	parts := splitItems(item)
 	if startsWithDigit(item) && !strings.Contains(item, ",") || len(parts) > 0 && !slices.ContainsFunc(parts, func(p string) bool { return !startsWithDigit(p) }) {
 		rs, err := ParseLineRanges(item)
@@ -151,7 +160,8 @@ func resolveItem(item string, lookup func(string) ([]astrepair.Match, error), sp
 		}
 		return []Expansion{{Item: item, Lines: rs}}, nil
 	}
-	ms, err := lookup(item)
+	whole := !split || len(parts) < 2 // no parts to fall back on: report an unknown name
+	ms, err := lookup(item, whole)
 	if err == nil {
 		e := Expansion{Item: item, Names: []string{}}
 		for _, m := range ms {
@@ -160,10 +170,10 @@ func resolveItem(item string, lookup func(string) ([]astrepair.Match, error), sp
 		}
 		return []Expansion{e}, nil
 	}
-	if !errorsIsUnknown(err) {
+	if !errors.Is(err, ErrUnknownName) {
 		return nil, err // the lookup's own error, already saying expand
 	}
-	if !split || len(parts) < 2 {
+	if whole {
 		return nil, fmt.Errorf("pruner: expand: %w", err)
 	}
 	var out []Expansion
@@ -211,10 +221,6 @@ func splitItems(s string) []string {
 	return out
 }
 
-func errorsIsUnknown(err error) bool {
-	_, ok := err.(*astrepair.UnknownNameError)
-	return ok
-}
 
 // mergeRanges returns the union of rs as sorted disjoint ranges.
 func mergeRanges(rs []LineRange) []LineRange {

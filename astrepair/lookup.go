@@ -58,71 +58,87 @@ type Match struct {
 // nothing fails with an *UnknownNameError (ErrUnknownName) listing the
 // closest names.
 func (a *Analysis) Lookup(name string) ([]Match, error) {
+	if m, ok := a.Find(name); ok {
+		return m, nil
+	}
 	q := strings.Join(strings.Fields(name), " ")
 	if q == "" {
 		return nil, fmt.Errorf("%w: empty name", ErrUnknownName)
 	}
+	return nil, &UnknownNameError{Name: cutBytes(q, 64), Closest: a.closest(q, 5)}
+}
+
+// Find is Lookup without the error: ok is false when name matches
+// nothing, and the search for the closest names is skipped. It reads each
+// name of the text at most six times and allocates nothing per name.
+func (a *Analysis) Find(name string) (_ []Match, ok bool) {
+	q := strings.Join(strings.Fields(name), " ")
+	if q == "" {
+		return nil, false
+	}
 	var hits []int
-	var folded []nameRow // lower-cased names, made once if a case-blind pass runs
-	for _, tier := range []func(n *nameRow, q string) bool{matchLabel, matchKey, matchPart} {
+	for _, tier := range []func(n *nameRow, q string, fold bool) bool{matchLabel, matchKey, matchPart} {
 		for _, fold := range []bool{false, true} {
-			rows, qq := a.names, q
-			if fold {
-				if folded == nil {
-					folded = make([]nameRow, len(a.names))
-					for k, n := range a.names {
-						folded[k] = nameRow{label: strings.ToLower(n.label), short: strings.ToLower(n.short),
-							key: strings.ToLower(n.key), qual: strings.ToLower(n.qual)}
-					}
-				}
-				rows, qq = folded, strings.ToLower(q)
-			}
-			for k := range rows {
-				if tier(&rows[k], qq) {
+			for k := range a.names {
+				if tier(&a.names[k], q, fold) {
 					hits = append(hits, k)
 				}
 			}
 			if len(hits) > 0 {
-				return a.smallest(hits), nil
+				return a.smallest(hits), true
 			}
 		}
 	}
-	return nil, &UnknownNameError{Name: cutBytes(q, 64), Closest: a.closest(q, 5)}
+	return nil, false
+}
+
+// same compares as the tier asks: exactly, or ignoring case.
+func same(a, b string, fold bool) bool {
+	if fold {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
+}
+
+// hasPrefix is strings.HasPrefix, ignoring case when fold is set.
+func hasPrefix(s, prefix string, fold bool) bool {
+	return len(s) >= len(prefix) && same(s[:len(prefix)], prefix, fold)
 }
 
 // matchLabel: q is the label or the short form a placeholder prints, or a
 // label cut with "…" (q without the "…" starts it).
-func matchLabel(n *nameRow, q string) bool {
-	if q == n.label || n.short != "" && q == n.short {
+func matchLabel(n *nameRow, q string, fold bool) bool {
+	if same(q, n.label, fold) || n.short != "" && same(q, n.short, fold) {
 		return true
 	}
 	if cut, ok := strings.CutSuffix(q, "…"); ok && utf8.RuneCountInString(cut) >= 3 {
-		return strings.HasPrefix(n.label, cut) || n.short != "" && strings.HasPrefix(n.short, cut)
+		return hasPrefix(n.label, cut, fold) || n.short != "" && hasPrefix(n.short, cut, fold)
 	}
 	return false
 }
 
 // matchKey: q is the definition's bare or qualified name.
-func matchKey(n *nameRow, q string) bool {
-	return n.key != "" && q == n.key || n.qual != "" && q == n.qual
+func matchKey(n *nameRow, q string, fold bool) bool {
+	return n.key != "" && same(q, n.key, fold) || n.qual != "" && same(q, n.qual, fold)
 }
 
 // matchPart: q is a whole part of the label, between blanks, colons,
 // slashes or brackets (`TestParse/case_01` of `--- PASS:
 // TestParse/case_01`, `parser.go` of `pkg/parser.go`).
-func matchPart(n *nameRow, q string) bool {
+func matchPart(n *nameRow, q string, fold bool) bool {
 	l := n.label
-	for from := 0; from < len(l); {
-		k := strings.Index(l[from:], q)
-		if k < 0 {
-			return false
+	if len(q) > len(l) || q == "" {
+		return false
+	}
+	c := lowerASCII(q[0])
+	for k := 0; k+len(q) <= len(l); k++ {
+		if lowerASCII(l[k]) != c || k > 0 && !isNameBoundary(l[k-1]) {
+			continue
 		}
-		k += from
 		end := k + len(q)
-		if (k == 0 || isNameBoundary(l[k-1])) && (end == len(l) || isNameBoundary(l[end])) {
+		if (end == len(l) || isNameBoundary(l[end])) && same(l[k:end], q, fold) {
 			return true
 		}
-		from = k + 1
 	}
 	return false
 }
@@ -159,7 +175,6 @@ func (a *Analysis) closest(q string, k int) []string {
 	if len(a.names) == 0 {
 		return nil
 	}
-	lq := strings.ToLower(q)
 	type cand struct {
 		label string
 		score int
@@ -167,25 +182,29 @@ func (a *Analysis) closest(q string, k int) []string {
 	}
 	var cs []cand
 	seen := map[string]bool{}
+	measured := 0
 	for _, n := range a.names {
 		if seen[n.label] {
 			continue
 		}
 		seen[n.label] = true
-		ll := strings.ToLower(n.label)
-		d := editDistance(lq, ll, 64)
+		// A label that holds the whole name beats one a letter away.
+		if containsFold(n.label, q) {
+			cs = append(cs, cand{n.label, 1, n.row})
+			continue
+		}
+		if measured == maxClosestMeasured {
+			continue // a huge text: its first labels are measured, all are searched for q
+		}
+		measured++
+		d := editDistance(q, n.label, 64)
 		if n.key != "" {
-			d = min(d, editDistance(lq, strings.ToLower(n.key), 64))
+			d = min(d, editDistance(q, n.key, 64))
 		}
 		if n.qual != "" {
-			d = min(d, editDistance(lq, strings.ToLower(n.qual), 64))
+			d = min(d, editDistance(q, n.qual, 64))
 		}
-		// A label that holds the whole name beats one a letter away.
-		score := 2 * d
-		if strings.Contains(ll, lq) {
-			score = min(score, 1)
-		}
-		cs = append(cs, cand{n.label, score, n.row})
+		cs = append(cs, cand{n.label, 2 * d, n.row})
 	}
 	slices.SortStableFunc(cs, func(x, y cand) int {
 		if x.score != y.score {
@@ -200,7 +219,27 @@ func (a *Analysis) closest(q string, k int) []string {
 	return out
 }
 
-// editDistance is the Levenshtein distance of a and b in bytes, capped at
+// maxClosestMeasured bounds the labels whose edit distance to an unknown
+// name is measured (the first ones, in row order): a log of a million
+// records would take seconds for a list of suggestions.
+const maxClosestMeasured = 20000
+
+// containsFold reports whether s holds sub, ignoring case.
+func containsFold(s, sub string) bool {
+	if sub == "" {
+		return true
+	}
+	c := lowerASCII(sub[0])
+	for k := 0; k+len(sub) <= len(s); k++ {
+		if lowerASCII(s[k]) == c && strings.EqualFold(s[k:k+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// editDistance is the Levenshtein distance of a and b in bytes, ASCII
+// letters compared without case, capped at
 // limit (longer strings are compared by their first limit bytes, so a
 // name of megabytes costs no more than a short one).
 func editDistance(a, b string, limit int) int {
@@ -214,7 +253,7 @@ func editDistance(a, b string, limit int) int {
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			c := prev[j-1]
-			if a[i-1] != b[j-1] {
+			if lowerASCII(a[i-1]) != lowerASCII(b[j-1]) {
 				c++
 			}
 			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
@@ -222,6 +261,13 @@ func editDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // cutBytes cuts s to at most n bytes at a character boundary.

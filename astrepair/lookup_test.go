@@ -3,6 +3,7 @@ package astrepair
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -314,4 +315,44 @@ func FuzzLookup(f *testing.F) {
 			prev = m.First
 		}
 	})
+}
+
+// recordLog is a log of n distinct ERROR records.
+func recordLog(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "2024-01-01 ERROR worker %d failed to open /var/data/shard-%d.bin\n", i, i*7)
+	}
+	return b.String()
+}
+
+// Past maxClosestMeasured labels the suggestions stop measuring edit
+// distances but still find every label that holds the name.
+func TestLookupClosestBounded(t *testing.T) {
+	n := maxClosestMeasured + 500
+	text := recordLog(n) + "2024-01-02 ERROR zebra quota exceeded\n"
+	a, err := Analyze(context.Background(), text, syntax.Text)
+	require.NoError(t, err)
+	_, err = a.Lookup("ZEBRA QUOTA")
+	require.NoError(t, err, "a whole part of a label, found ignoring case")
+	_, err = a.Lookup("zebra quo")
+	var une *UnknownNameError
+	require.ErrorAs(t, err, &une)
+	assert.Equal(t, "ERROR zebra quota exceeded", une.Closest[0])
+}
+
+// BenchmarkLookupUnknown: an unknown name among 500,000 records (39 MB of
+// log): every name is read six times, and the suggestions measure the
+// first maxClosestMeasured labels.
+func BenchmarkLookupUnknown(b *testing.B) {
+	a, err := Analyze(context.Background(), recordLog(500000), syntax.Text)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := a.Lookup("nosuchname"); err == nil {
+			b.Fatal("found")
+		}
+	}
 }
