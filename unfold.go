@@ -221,7 +221,6 @@ func splitItems(s string) []string {
 	return out
 }
 
-
 // mergeRanges returns the union of rs as sorted disjoint ranges.
 func mergeRanges(rs []LineRange) []LineRange {
 	if len(rs) == 0 {
