@@ -318,7 +318,7 @@ func (a *Analysis) Hint(line, first, last int) Hint {
 		if name == "" {
 			continue
 		}
-		if ms, err := a.Lookup(name); err == nil && len(ms) == 1 && ms[0].First == h.First && ms[0].Last == h.Last {
+		if ms, ok := a.Find(name); ok && len(ms) == 1 && ms[0].First == h.First && ms[0].Last == h.Last {
 			h.Item = name
 			return h
 		}
