@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/prunekit/pruner"
+	"github.com/prunekit/pruner/internal/hfhub/hubtest"
 )
 
 // tinyBERT is a sentence-transformers folder of a tiny random BERT (its
@@ -99,4 +100,34 @@ func TestSemanticConcurrentAndCancelled(t *testing.T) {
 	cancel()
 	_, err = p.Prune(cctx, "q", strings.Repeat(unfoldGo, 20))
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// An hf: sentence encoder downloads its WordPiece vocabulary and
+// sentence-transformers modules beside the weights and loads as the
+// folder does.
+func TestSemanticHub(t *testing.T) {
+	s := hubtest.New(t)
+	files := hubtest.ReadDir(t, tinyBERT)
+	pool, err := os.ReadFile(filepath.Join(tinyBERT, "1_Pooling", "config.json"))
+	require.NoError(t, err)
+	files["1_Pooling/config.json"] = pool
+	s.AddRepo("acme/tiny-bert", files)
+	t.Setenv("HF_HUB_CACHE", t.TempDir())
+	t.Setenv("HF_HOME", t.TempDir())
+	t.Setenv("HF_ENDPOINT", s.URL)
+	t.Setenv("HF_TOKEN", "")
+	t.Setenv("HF_HUB_OFFLINE", "")
+	ctx := context.Background()
+	hub, err := pruner.Load(ctx, "hf:acme/tiny-bert", pruner.WithLineBudget(0.3))
+	require.NoError(t, err)
+	local, err := pruner.Load(ctx, tinyBERT, pruner.WithLineBudget(0.3))
+	require.NoError(t, err)
+	q := "how long is the backoff between retries?"
+	a, err := hub.Prune(ctx, q, unfoldGo)
+	require.NoError(t, err)
+	b, err := local.Prune(ctx, q, unfoldGo)
+	require.NoError(t, err)
+	assert.Equal(t, pruner.ScorerSemantic, a.Scorer)
+	assert.Equal(t, b.Text, a.Text)
+	assert.Equal(t, b.Lines, a.Lines)
 }
