@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/prunekit/pruner"
 	"github.com/prunekit/pruner/internal/evalset"
@@ -30,18 +31,24 @@ func (simReader) reply(_ context.Context, t *turn) (string, error) {
 	return "UNFOLD: " + item, nil
 }
 
-// simChoice is what the simulated reader unfolds: the hinted item (by its
-// fold's range when ranges is set), else the placeholder chooseFold picks
-// (by its range, or by its best-matching name); ok is false when neither.
+// simChoice is what the simulated reader unfolds, in one request: the
+// hinted items (by their folds' ranges when ranges is set), else the
+// placeholder chooseFold picks (by its range, or by its best-matching
+// name); ok is false when neither.
 func simChoice(query string, phs []pruner.Placeholder, ranges bool) (item string, ok bool) {
+	var hinted []string
 	for _, ph := range phs {
 		if ph.Hint == "" {
 			continue
 		}
 		if ranges {
-			return fmt.Sprintf("%d-%d", ph.FirstLine, ph.LastLine), true
+			hinted = append(hinted, fmt.Sprintf("%d-%d", ph.FirstLine, ph.LastLine))
+		} else {
+			hinted = append(hinted, ph.Hint)
 		}
-		return ph.Hint, true
+	}
+	if len(hinted) > 0 {
+		return strings.Join(hinted, ", "), true
 	}
 	ph, name, ok := chooseFold(query, phs)
 	switch {
