@@ -65,7 +65,12 @@ func (r *Result) Unfold(ctx context.Context, items ...string) (*Result, error) {
 	// is a plain ErrUnknownName, without the search for the closest names
 	// (a comma list tried whole before its parts).
 	lookup := func(name string, report bool) ([]astrepair.Match, error) {
-		if names++; names > MaxUnfoldNames {
+		// A list tried whole is not one more name (CheckUnfoldItems
+		// counts its parts).
+		if report {
+			names++
+		}
+		if names > MaxUnfoldNames {
 			return nil, fmt.Errorf("pruner: expand: %w: more than %d in one call", ErrTooManyNames, MaxUnfoldNames)
 		}
 		if err := ctx.Err(); err != nil {

@@ -405,3 +405,15 @@ func TestCheckUnfoldItems(t *testing.T) {
 		}
 	}
 }
+
+// What CheckUnfoldItems lets through, Unfold does not refuse for its count.
+func TestUnfoldCountsAsCheck(t *testing.T) {
+	res := pruneTight(t, "how long is the backoff between retries?", unfoldGo, pruner.WithLanguage("go"))
+	var items []string
+	for i := 0; i < pruner.MaxUnfoldNames/2; i++ {
+		items = append(items, "do, backoff")
+	}
+	require.NoError(t, pruner.CheckUnfoldItems(items...))
+	_, err := res.Unfold(context.Background(), items...)
+	require.NoError(t, err)
+}
