@@ -83,12 +83,12 @@ func (r *Result) Delta(prev *Result) (string, error) {
 		return n > 0 && r.Lines[n-1].Kept && !prev.Lines[n-1].Kept
 	}
 	show := make([]bool, len(rows))
-	any := false
+	found := false
 	for i := range rows {
 		if !fresh(i) {
 			continue
 		}
-		any = true
+		found = true
 		show[i] = true
 		if i > 0 && rows[i-1].num == 0 {
 			show[i-1] = true
@@ -97,7 +97,7 @@ func (r *Result) Delta(prev *Result) (string, error) {
 			show[i+1] = true
 		}
 	}
-	if !any {
+	if !found {
 		return "", nil
 	}
 	var b []byte
