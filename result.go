@@ -85,8 +85,10 @@ type Result struct {
 	// Score is the document-level relevance in [0,1]: the skimmer's
 	// document score (max over windows), the line model's relevance gate
 	// probability (that the text answers the query; its best line's keep
-	// probability when the gate is off, WithMinRelevance(0)), or the share
-	// of the query's identifier pieces found by the lexical scorer.
+	// probability when the gate is off, WithMinRelevance(0)), the semantic
+	// scorer's gate over that probability and the encoder's similarities,
+	// or the share of the query's identifier pieces found by the lexical
+	// scorer.
 	// The gate was fitted on texts of up to 500 lines; over much longer
 	// ones its probability grows with the length (megabytes of unrelated
 	// code read as relevant), while the lines kept stay bounded.
