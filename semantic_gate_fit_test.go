@@ -1,8 +1,6 @@
 package pruner
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -45,42 +42,11 @@ type semanticGateSample struct {
 	Label float64
 }
 
-// readSemanticGateSplit reads every step-th case of split from dir's
-// *.jsonl.gz files.
+// readSemanticGateSplit reads every step-th case of split from dir.
 func readSemanticGateSplit(t *testing.T, dir, split string, step int) []evalset.File {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
+	files, err := evalset.ReadSplit(dir, split, step)
 	require.NoError(t, err)
-	require.NotEmpty(t, paths, "no cases in %s", dir)
-	sort.Strings(paths)
-	var files []evalset.File
-	k := 0
-	for _, path := range paths {
-		fh, err := os.Open(path)
-		require.NoError(t, err)
-		zr, err := gzip.NewReader(fh)
-		require.NoError(t, err)
-		sc := bufio.NewScanner(zr)
-		sc.Buffer(make([]byte, 1<<20), 1<<26)
-		f := evalset.File{Path: path, Name: strings.TrimSuffix(filepath.Base(path), ".jsonl.gz")}
-		for sc.Scan() {
-			var c struct {
-				evalset.Case
-				Split string `json:"split"`
-			}
-			require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
-			if c.Split != split {
-				continue
-			}
-			if k%step == 0 {
-				f.Cases = append(f.Cases, c.Case)
-			}
-			k++
-		}
-		require.NoError(t, sc.Err())
-		require.NoError(t, fh.Close())
-		files = append(files, f)
-	}
 	return files
 }
 

@@ -1,17 +1,13 @@
 package linemodel
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"fmt"
 	"go/format"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -95,38 +91,8 @@ func crossSamples(t *testing.T, m *Model, sets [][]evalset.File) []gateSample {
 // training data's format: eval cases with a split field), every step-th.
 func readSplit(t *testing.T, dir, split string, step int) []evalset.File {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
-	require.NoError(t, err)
-	require.NotEmpty(t, paths, "the gate is fitted on %s", dir)
-	sort.Strings(paths)
-	var files []evalset.File
-	k := 0
-	for _, path := range paths {
-		fh, err := os.Open(path)
-		require.NoError(t, err)
-		zr, err := gzip.NewReader(fh)
-		require.NoError(t, err)
-		sc := bufio.NewScanner(zr)
-		sc.Buffer(make([]byte, 1<<20), 1<<26)
-		f := evalset.File{Path: path, Name: strings.TrimSuffix(filepath.Base(path), ".jsonl.gz")}
-		for sc.Scan() {
-			var c struct {
-				evalset.Case
-				Split string `json:"split"`
-			}
-			require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
-			if c.Split != split {
-				continue
-			}
-			if k%step == 0 {
-				f.Cases = append(f.Cases, c.Case)
-			}
-			k++
-		}
-		require.NoError(t, sc.Err())
-		fh.Close()
-		files = append(files, f)
-	}
+	files, err := evalset.ReadSplit(dir, split, step)
+	require.NoError(t, err, "the gate is fitted on %s", dir)
 	return files
 }
 
