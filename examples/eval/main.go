@@ -90,7 +90,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -98,6 +97,7 @@ import (
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/evalset"
 	"github.com/prunekit/pruner/internal/linemodel"
+	"github.com/prunekit/pruner/internal/parallel"
 	"github.com/prunekit/pruner/internal/syntax"
 	"github.com/prunekit/pruner/internal/tokenizer"
 )
@@ -545,7 +545,7 @@ func (ev *evaluator) evaluate(ctx context.Context, files []evalset.File) (*repor
 	}
 	// Lexical and baseline rows in parallel; model rows afterwards, one
 	// case at a time, since the model already uses every core.
-	if err := forEach(ctx, len(jobs), ev.f.workers, func(i int) error {
+	if err := parallel.ForEach(ctx, len(jobs), ev.f.workers, func(i int) error {
 		var err error
 		out[i], err = ev.runCase(ctx, jobs[i], false)
 		return err
@@ -727,48 +727,6 @@ func chooseUnfold(query string, phs []pruner.Placeholder) (pruner.LineRange, boo
 		return pruner.LineRange{}, false
 	}
 	return pruner.LineRange{First: phs[best].FirstLine, Last: phs[best].LastLine}, true
-}
-
-// forEach runs fn(0..n-1) on workers goroutines and returns the first error.
-func forEach(ctx context.Context, n, workers int, fn func(i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	next := make(chan int)
-	for w := 0; w < min(workers, max(n, 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := fn(i); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-						cancel()
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-feed:
-	for i := 0; i < n; i++ {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
 }
 
 // runCase scores one case under every selected row and ratio: the model

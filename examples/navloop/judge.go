@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/template"
+
+	"github.com/prunekit/pruner/internal/parallel"
 )
 
 // Grades a judge gives; gradeNone is a label its reply left out or graded
@@ -161,7 +163,7 @@ func rejudge(ctx context.Context, f *flags) ([]caseRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = forEach(ctx, len(recs), f.workers, func(i int) error {
+	err = parallel.ForEach(ctx, len(recs), f.workers, func(i int) error {
 		g, err := j.grade(ctx, &recs[i])
 		recs[i].Judge = g
 		return err

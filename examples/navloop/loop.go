@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"text/template"
 
 	"github.com/prunekit/pruner"
 	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/parallel"
 	"github.com/prunekit/pruner/internal/tokenizer"
 )
 
@@ -150,7 +150,7 @@ func measure(ctx context.Context, f *flags, stderr io.Writer) ([]caseRecord, err
 	}
 	fmt.Fprintf(stderr, "navloop: %d cases, first view %s, reader %s\n", len(cases), f.first, h.readerName)
 	recs := make([]caseRecord, len(cases))
-	err = forEach(ctx, len(cases), f.workers, func(i int) error {
+	err = parallel.ForEach(ctx, len(cases), f.workers, func(i int) error {
 		rec, err := h.runCase(ctx, cases[i])
 		if err != nil {
 			return fmt.Errorf("%s: %w", cases[i].ID, err)
@@ -441,46 +441,6 @@ func cleanItems(s string) string {
 		s = s[:n-1]
 	}
 	return s
-}
-
-// forEach runs fn(0..n-1) on workers goroutines and returns the first error.
-func forEach(ctx context.Context, n, workers int, fn func(i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	next := make(chan int)
-	for range min(workers, max(n, 1)) {
-		wg.Go(func() {
-			for i := range next {
-				if err := fn(i); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-						cancel()
-					}
-					mu.Unlock()
-				}
-			}
-		})
-	}
-feed:
-	for i := range n {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
 }
 
 // errNoAnswers refuses to judge transcripts without answers.
