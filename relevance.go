@@ -45,12 +45,16 @@ func (p *Pruner) judgeRelevance(ctx context.Context, ts *tokenScores) (relevance
 	if p.cfg.minRelevanceSet {
 		min = p.cfg.minRelevance
 	}
+	full := relevanceFull
+	if ts.RelevanceFull > 0 {
+		full = ts.RelevanceFull
+	}
 	if v.prob < min {
 		v.offTopic = true
 		v.note = fmt.Sprintf("the text does not seem to answer the query (relevance %.2f < %.2f, WithMinRelevance): only a skeleton is kept", v.prob, min)
-	} else if v.prob < relevanceFull {
-		v.withheld = 1 - max(v.prob, 0)/relevanceFull
-		v.note = fmt.Sprintf("the text may not answer the query (relevance %.2f < %.2f): %.0f%% of the relevance mass the threshold keeps is kept", v.prob, relevanceFull, 100*(1-v.withheld))
+	} else if v.prob < full {
+		v.withheld = 1 - max(v.prob, 0)/full
+		v.note = fmt.Sprintf("the text may not answer the query (relevance %.2f < %.2f): %.0f%% of the relevance mass the threshold keeps is kept", v.prob, full, 100*(1-v.withheld))
 	}
 	return v, nil
 }

@@ -100,3 +100,24 @@ func TestSemanticGateInPipeline(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, lores.Score, ores.Score)
 }
+
+// A scorer's RelevanceFull moves where a doubtful text starts to keep less.
+func TestRelevanceFullPerScorer(t *testing.T) {
+	ctx := context.Background()
+	p := &Pruner{}
+	for _, tc := range []struct {
+		full, prob, withheld float64
+		offTopic             bool
+	}{
+		{0, 0.25, 1 - 0.25/relevanceFull, false},
+		{0.5, 0.25, 0.5, false},
+		{0.5, 0.6, 0, false},
+		{0.5, 0.05, 0, true},
+	} {
+		ts := &tokenScores{Judged: true, Relevance: tc.prob, RelevanceMin: 0.07, RelevanceFull: tc.full}
+		v, err := p.judgeRelevance(ctx, ts)
+		require.NoError(t, err)
+		assert.Equal(t, tc.offTopic, v.offTopic, "%+v", tc)
+		assert.InDelta(t, tc.withheld, v.withheld, 1e-12, "%+v", tc)
+	}
+}

@@ -51,6 +51,10 @@ type Result struct {
 	// which it calls the text off-topic (the line model's relevance gate).
 	Judged                  bool
 	Relevance, RelevanceMin float64
+	// RelevanceFull, when set, is the relevance from which a text keeps
+	// the whole mass its threshold promises (0: the pipeline's default);
+	// a gate that separates off-topic texts better can withhold more.
+	RelevanceFull float64
 
 	bytes []chunk.ScoredSpan // Spans in bytes, computed on first use
 }
