@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/prunekit/pruner/internal/evalset"
+	"github.com/prunekit/pruner/internal/logreg"
 	"github.com/stretchr/testify/require"
 )
 
@@ -91,18 +92,7 @@ func semanticGateAUC(s []semanticGateSample, score func(semanticGateSample) floa
 			neg = append(neg, score(x))
 		}
 	}
-	var a float64
-	for _, p := range pos {
-		for _, n := range neg {
-			switch {
-			case p > n:
-				a++
-			case p == n:
-				a += 0.5
-			}
-		}
-	}
-	return a / float64(len(pos)*len(neg))
+	return logreg.AUC(pos, neg)
 }
 
 // semanticGateShares returns the shares of shuffled and of matched pairs
@@ -167,71 +157,12 @@ func TestFitSemanticGate(t *testing.T) {
 	}
 	train, val, valEnd := cached.Train, cached.Val, cached.ValEnd
 	require.Len(t, valEnd, len(semanticGateSets))
-	const d = 3
-	var mean, scale [d]float64
-	for _, s := range train {
-		for j, v := range s.F {
-			mean[j] += v / float64(len(train))
-		}
+	xs, ys := make([][]float64, len(train)), make([]float64, len(train))
+	for i, s := range train {
+		xs[i], ys[i] = s.F[:], s.Label
 	}
-	for _, s := range train {
-		for j, v := range s.F {
-			scale[j] += (v - mean[j]) * (v - mean[j]) / float64(len(train))
-		}
-	}
-	for j := range scale {
-		scale[j] = math.Sqrt(scale[j]) + 1e-9
-	}
-	var w [d]float64
-	b := 0.0
-	const l2 = 1e-2
-	x := func(s semanticGateSample) [d + 1]float64 {
-		var v [d + 1]float64
-		for j := range d {
-			v[j] = (s.F[j] - mean[j]) / scale[j]
-		}
-		v[d] = 1
-		return v
-	}
-	prob := func(s semanticGateSample) float64 {
-		v := x(s)
-		z := b
-		for j := range d {
-			z += w[j] * v[j]
-		}
-		return 1 / (1 + math.Exp(-z))
-	}
-	for range 25 {
-		var g [d + 1]float64
-		var h [d + 1][d + 1]float64
-		for _, s := range train {
-			v := x(s)
-			p := prob(s)
-			r := p * (1 - p)
-			for j := range d + 1 {
-				g[j] += (p - s.Label) * v[j]
-				for k := range d + 1 {
-					h[j][k] += r * v[j] * v[k]
-				}
-			}
-		}
-		n := float64(len(train))
-		for j := range d + 1 {
-			g[j] /= n
-			for k := range d + 1 {
-				h[j][k] /= n
-			}
-			if j < d {
-				g[j] += l2 * w[j]
-				h[j][j] += l2
-			}
-		}
-		step := solveSmall(h, g)
-		for j := range d {
-			w[j] -= step[j]
-		}
-		b -= step[d]
-	}
+	m := logreg.Fit(xs, ys, 1e-2, 25)
+	prob := func(s semanticGateSample) float64 { return m.Prob(s.F[:]) }
 	// The threshold: the largest that gates at most
 	// semanticGateMaxMatched of every set's matched pairs (pooled, the
 	// questions' near-zero share would let commits and tool output lose
@@ -285,39 +216,8 @@ const (
 	semanticGateBias      = %v
 	semanticGateThreshold = %v
 )
-`, len(train), sh, mg, strings.Join(logs, "\n"), mean[0], mean[1], mean[2], scale[0], scale[1], scale[2], w[0], w[1], w[2], b, th)
+`, len(train), sh, mg, strings.Join(logs, "\n"), m.Mean[0], m.Mean[1], m.Mean[2], m.Scale[0], m.Scale[1], m.Scale[2], m.Weights[0], m.Weights[1], m.Weights[2], m.Bias, th)
 	out, err := format.Source([]byte(src))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile("semantic_gate.go", out, 0o644))
-}
-
-// solveSmall solves h·x = g by Gaussian elimination with partial pivoting.
-func solveSmall(h [4][4]float64, g [4]float64) [4]float64 {
-	const n = 4
-	for c := range n {
-		p := c
-		for r := c + 1; r < n; r++ {
-			if math.Abs(h[r][c]) > math.Abs(h[p][c]) {
-				p = r
-			}
-		}
-		h[c], h[p] = h[p], h[c]
-		g[c], g[p] = g[p], g[c]
-		for r := c + 1; r < n; r++ {
-			f := h[r][c] / h[c][c]
-			for k := c; k < n; k++ {
-				h[r][k] -= f * h[c][k]
-			}
-			g[r] -= f * g[c]
-		}
-	}
-	var x [n]float64
-	for r := n - 1; r >= 0; r-- {
-		s := g[r]
-		for k := r + 1; k < n; k++ {
-			s -= h[r][k] * x[k]
-		}
-		x[r] = s / h[r][r]
-	}
-	return x
 }

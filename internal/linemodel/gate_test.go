@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,6 +15,7 @@ import (
 	"github.com/prunekit/pruner/chunk"
 	"github.com/prunekit/pruner/internal/evalset"
 	"github.com/prunekit/pruner/internal/lexical"
+	"github.com/prunekit/pruner/internal/logreg"
 	"github.com/prunekit/pruner/internal/syntax"
 	"github.com/prunekit/pruner/internal/tokenizer"
 )
@@ -162,14 +162,7 @@ func gateAUC(s []gateSample, prob []float64) float64 {
 			neg = append(neg, prob[i])
 		}
 	}
-	sort.Float64s(neg)
-	var a float64
-	for _, p := range pos {
-		lo := sort.SearchFloat64s(neg, p)
-		hi := sort.Search(len(neg), func(i int) bool { return neg[i] > p })
-		a += float64(lo) + float64(hi-lo)/2
-	}
-	return a / float64(len(pos)*len(neg))
+	return logreg.AUC(pos, neg)
 }
 
 // maxMatchedGated is the operating point chosen on the val split: the
@@ -203,75 +196,16 @@ func TestFitRelevanceGate(t *testing.T) {
 	// Off-topic pairs across sets, for the log only: the threshold is
 	// chosen on the sets' own shuffles.
 	cross := crossSamples(t, m, valSets)
-	d := len(train[0].f)
-	mean, scale := make([]float64, d), make([]float64, d)
-	for _, s := range train {
-		for j, v := range s.f {
-			mean[j] += v / float64(len(train))
-		}
-	}
-	for _, s := range train {
-		for j, v := range s.f {
-			scale[j] += (v - mean[j]) * (v - mean[j]) / float64(len(train))
-		}
-	}
-	for j := range scale {
-		scale[j] = math.Sqrt(scale[j]) + 1e-9
-	}
 	// Newton's method (iteratively reweighted least squares) on the
-	// L2-regularized log loss: a few exact steps, no learning rate.
-	w, b := make([]float64, d), 0.0
-	const l2 = 1e-2
-	z := func(f []float64) float64 {
-		s := b
-		for j, v := range f {
-			s += w[j] * (v - mean[j]) / scale[j]
-		}
-		return s
+	// L2-regularized log loss over standardized features.
+	xs, ys := make([][]float64, len(train)), make([]float64, len(train))
+	for i, s := range train {
+		xs[i], ys[i] = s.f, s.label
 	}
-	x := make([]float64, d+1)
-	for range 12 {
-		// Parameters θ = (w, b); x = (standardized features, 1).
-		g := make([]float64, d+1)
-		h := make([][]float64, d+1)
-		for i := range h {
-			h[i] = make([]float64, d+1)
-		}
-		for _, s := range train {
-			for j, v := range s.f {
-				x[j] = (v - mean[j]) / scale[j]
-			}
-			x[d] = 1
-			p := 1 / (1 + math.Exp(-z(s.f)))
-			r := p * (1 - p)
-			for j := range x {
-				g[j] += (p - s.label) * x[j]
-				for k := range x {
-					h[j][k] += r * x[j] * x[k]
-				}
-			}
-		}
-		n := float64(len(train))
-		for j := range d {
-			g[j] = g[j]/n + l2*w[j]
-			for k := range d + 1 {
-				h[j][k] /= n
-			}
-			h[j][j] += l2
-		}
-		g[d] /= n
-		for k := range d + 1 {
-			h[d][k] /= n
-		}
-		step := solve(h, g)
-		for j := range d {
-			w[j] -= step[j]
-		}
-		b -= step[d]
-	}
+	lm := logreg.Fit(xs, ys, 1e-2, 12)
 	prob := make([]float64, len(val))
 	for i, s := range val {
-		prob[i] = 1 / (1 + math.Exp(-z(s.f)))
+		prob[i] = lm.Prob(s.f)
 	}
 	th := 0.0
 	for c := 0.01; c < 1; c += 0.01 {
@@ -300,7 +234,7 @@ func TestFitRelevanceGate(t *testing.T) {
 		}
 	}
 	for _, x := range cross {
-		cv, cp = append(cv, x), append(cp, 1/(1+math.Exp(-z(x.f))))
+		cv, cp = append(cv, x), append(cp, lm.Prob(x.f))
 	}
 	csh, _ := gatedShares(cv, cp, th)
 	t.Logf("val cross-set pairs (each set's texts with the next set's queries): gates %.3f; AUC against the matched pairs %.3f", csh, gateAUC(cv, cp))
@@ -322,7 +256,7 @@ const (
 	gateBias      = %v
 	gateThreshold = %v
 )
-`, len(train), sh, mg, mean, scale, w, b, th)
+`, len(train), sh, mg, lm.Mean, lm.Scale, lm.Weights, lm.Bias, th)
 	out, err := format.Source([]byte(src))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile("gate_weights.go", out, 0o644))
@@ -352,40 +286,6 @@ func TestRelevanceGate(t *testing.T) {
 	t.Logf("dev: threshold %.2f gates %.3f of shuffled and %.3f of matched pairs", gateThreshold, sh, mg)
 	assert.Greater(t, sh, 0.2, "the gate catches off-topic queries")
 	assert.Less(t, mg, 0.08, "the gate rarely folds a text its query is about")
-}
-
-// solve returns x with a·x = y by Gaussian elimination with partial
-// pivoting (a is small and positive definite here).
-func solve(a [][]float64, y []float64) []float64 {
-	n := len(y)
-	m := make([][]float64, n)
-	for i := range m {
-		m[i] = append(append([]float64(nil), a[i]...), y[i])
-	}
-	for c := range n {
-		p := c
-		for r := c + 1; r < n; r++ {
-			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
-				p = r
-			}
-		}
-		m[c], m[p] = m[p], m[c]
-		for r := c + 1; r < n; r++ {
-			f := m[r][c] / m[c][c]
-			for k := c; k <= n; k++ {
-				m[r][k] -= f * m[c][k]
-			}
-		}
-	}
-	x := make([]float64, n)
-	for r := n - 1; r >= 0; r-- {
-		s := m[r][n]
-		for k := r + 1; k < n; k++ {
-			s -= m[r][k] * x[k]
-		}
-		x[r] = s / m[r][r]
-	}
-	return x
 }
 
 // TestQueryCoverageIsLexicalCoverage: the coverage the gate reads from the
