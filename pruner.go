@@ -100,10 +100,11 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Pruner, error) {
 		}
 		dir = d
 	}
-	if cfg.scorer == ScorerSemantic && !isSentenceEncoder(dir) {
+	encoder := isSentenceEncoder(dir)
+	if cfg.scorer == ScorerSemantic && !encoder {
 		return nil, fmt.Errorf("pruner: %w: the %s scorer needs a sentence encoder (a sentence-transformers BERT folder, e.g. hf:sentence-transformers/all-MiniLM-L6-v2); %s is not one", ErrBadCheckpoint, ScorerSemantic, dir)
 	}
-	if isSentenceEncoder(dir) {
+	if encoder {
 		sc, err := loadSemantic(ctx, dir)
 		if err != nil {
 			return nil, fmt.Errorf("pruner: %w", err)
